@@ -1,0 +1,108 @@
+"""Small shared helpers on grids, positions, occupancy and role gates.
+
+Every system uses these so that a rule (what blocks a move, who may pass a gate) is stated once.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from alem_core.constants import ROLE_OF_INDEX
+from alem_core.params import Params, StaticParams
+from alem_core.state import Entities, Mobs, Players, State
+
+DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]], np.int32)
+"""(5, 2) step by facing/move code: 0 none, 1 left (west), 2 right, 3 up (north), 4 down."""
+
+NEIGHBOURS_8 = np.array(
+    [[-1, -1], [-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0], [1, 1]], np.int32
+)
+"""(8, 2) offsets of the 8 surrounding cells ("adjacent" everywhere in alem)."""
+
+
+def roles(static: StaticParams) -> jax.Array:
+    """(P,) int32 role of each agent: warrior, forager, miner for i mod 3 = 0, 1, 2."""
+    return jnp.array([ROLE_OF_INDEX[i % 3] for i in range(static.player_count)], jnp.int32)
+
+
+def in_bounds(pos: jax.Array, static: StaticParams) -> jax.Array:
+    """(...,) bool: ``pos`` (..., 2) lies inside the map."""
+    rows, cols = static.map_size
+    return (pos[..., 0] >= 0) & (pos[..., 0] < rows) & (pos[..., 1] >= 0) & (pos[..., 1] < cols)
+
+
+def clip_pos(pos: jax.Array, static: StaticParams) -> jax.Array:
+    """Clamp positions into the map; only used for safe gathers whose result is masked after."""
+    rows, cols = static.map_size
+    return jnp.stack([jnp.clip(pos[..., 0], 0, rows - 1), jnp.clip(pos[..., 1], 0, cols - 1)], -1)
+
+
+def faced_cell(players: Players) -> jax.Array:
+    """(P, 2) the cell each player faces (may be out of bounds)."""
+    return players.pos + jnp.asarray(DIRECTIONS)[players.facing]
+
+
+def floor_map(layers: jax.Array, state: State) -> jax.Array:
+    """The current floor's slice of a per-floor array (L, H, W) -> (H, W)."""
+    return layers[state.world.floor]
+
+
+def at(grid: jax.Array, pos: jax.Array, static: StaticParams, fill: object = 0) -> jax.Array:
+    """Gather ``grid[pos]`` for positions (..., 2); out-of-bounds positions give ``fill``."""
+    safe = clip_pos(pos, static)
+    return jnp.where(in_bounds(pos, static), grid[safe[..., 0], safe[..., 1]], fill)
+
+
+def player_grid(players: Players, static: StaticParams, only_alive: bool = False) -> jax.Array:
+    """(H, W) bool: cells holding a player (dead players block cells too unless ``only_alive``)."""
+    present = players.alive if only_alive else jnp.ones_like(players.alive)
+    grid = jnp.zeros(static.map_size, bool)
+    return grid.at[players.pos[:, 0], players.pos[:, 1]].max(present)
+
+
+def entity_grid(entities: Entities, floor: jax.Array, static: StaticParams) -> jax.Array:
+    """(H, W) bool: cells holding a live entity of this class on ``floor``."""
+    pos, alive = entities.pos[floor], entities.alive[floor]
+    grid = jnp.zeros(static.map_size, bool)
+    return grid.at[pos[:, 0], pos[:, 1]].max(alive, mode="drop")
+
+
+def mob_grid(mobs: Mobs, floor: jax.Array, static: StaticParams) -> jax.Array:
+    """(H, W) bool: cells holding a live melee, passive or ranged mob on ``floor``."""
+    return (
+        entity_grid(mobs.melee, floor, static)
+        | entity_grid(mobs.passive, floor, static)
+        | entity_grid(mobs.ranged, floor, static)
+    )
+
+
+def adjacent_to(grid: jax.Array, pos: jax.Array, static: StaticParams) -> jax.Array:
+    """(P,) bool: any of the 8 cells around each position is True in ``grid`` (H, W)."""
+    cells = pos[:, None, :] + jnp.asarray(NEIGHBOURS_8)[None]
+    return at(grid, cells, static, False).any(axis=1)
+
+
+def passes_gate_with(
+    required_role: jax.Array, u: jax.Array, params: Params, static: StaticParams
+) -> jax.Array:
+    """(P,) bool: each agent passes the role gate of an action needing ``required_role``.
+
+    ``required_role`` is a scalar or (P,) role id; -1 means ungated. ``u`` (P,) holds the
+    subsystem's draws (``gate_draws``: one per agent per subsystem per step, GAME.md §5.4).
+    Hard mode: only the role holder passes. Soft mode: the holder passes w.p.
+    ``specialist_efficiency``, others w.p. ``non_specialist_efficiency``.
+    """
+    agent_roles = roles(static)
+    holder = agent_roles == required_role
+    soft_pass = jnp.where(
+        holder, u < params.specialist_efficiency, u < params.non_specialist_efficiency
+    )
+    gated_pass = jnp.where(params.soft_specialization, soft_pass, holder)
+    return (required_role < 0) | gated_pass
+
+
+def may_pass_gate(required_role: jax.Array, params: Params, static: StaticParams) -> jax.Array:
+    """(P,) bool for the action mask: the gate can possibly be passed (role holder, or soft mode)."""
+    return (required_role < 0) | (roles(static) == required_role) | params.soft_specialization

@@ -1,0 +1,134 @@
+"""Initial state of an episode (GAME.md §1.8): players, empty mob slots, plants, counters.
+
+World generation lives in ``worldgen``; this module places the team on the generated world.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.constants import NUM_ACHIEVEMENTS, NUM_INV, NUM_POTIONS
+from alem_core.params import Params, StaticParams
+from alem_core.state import (
+    Entities,
+    Handovers,
+    Mobs,
+    Players,
+    Plants,
+    State,
+    Stats,
+    World,
+    zeros_entities,
+)
+
+
+def spawn_positions(static: StaticParams) -> jax.Array:
+    """(P, 2) spawn cells: (c + i div w, c + i mod w), w = ceil(sqrt(P)), c the map centre."""
+    rows, cols = static.map_size
+    width = math.ceil(math.sqrt(static.player_count))
+    return jnp.array(
+        [
+            (rows // 2 + i // width, cols // 2 + i % width)
+            for i in range(static.player_count)
+        ],
+        jnp.int32,
+    )
+
+
+def initial_players(params: Params, static: StaticParams) -> Players:
+    """Players at their spawn cells facing north, full health, needs from the resource multiplier."""
+    p = static.player_count
+    start = jnp.round(9 * jnp.asarray(params.starting_resource_multiplier)).astype(jnp.int32)
+    ints = lambda value: jnp.full((p,), value, jnp.int32)  # noqa: E731
+    floats = lambda value: jnp.full((p,), value, jnp.float32)  # noqa: E731
+    return Players(
+        pos=spawn_positions(static),
+        facing=ints(3),
+        alive=jnp.ones((p,), bool),
+        health=floats(9.0),
+        food=jnp.broadcast_to(start, (p,)),
+        drink=jnp.broadcast_to(start, (p,)),
+        energy=jnp.broadcast_to(start, (p,)),
+        mana=ints(9),
+        hunger=floats(0.0),
+        thirst=floats(0.0),
+        fatigue=floats(0.0),
+        recover=floats(0.0),
+        mana_recover=floats(0.0),
+        xp=ints(0),
+        dexterity=ints(1),
+        strength=ints(1),
+        intelligence=ints(1),
+        sleeping=jnp.zeros((p,), bool),
+        resting=jnp.zeros((p,), bool),
+        inventory=jnp.zeros((p, NUM_INV), jnp.int32),
+        armour=jnp.zeros((p, 4), jnp.int32),
+        armour_enchant=jnp.zeros((p, 4), jnp.int32),
+        sword_enchant=ints(0),
+        bow_enchant=ints(0),
+        spell_learned=jnp.zeros((p,), bool),
+        achievements=jnp.zeros((p, NUM_ACHIEVEMENTS), bool),
+        request=ints(-1),
+        request_timer=ints(0),
+        message=jnp.zeros((p, static.num_comm_channels), jnp.float32),
+        chest_opened=jnp.zeros((static.num_levels, p), bool),
+        death_cause=ints(0),
+    )
+
+
+def empty_mobs(static: StaticParams) -> Mobs:
+    """All mob and projectile slots free; per-player caps times P slots per floor."""
+    p, levels = static.player_count, static.num_levels
+    return Mobs(
+        melee=zeros_entities(levels, static.max_melee_mobs * p),
+        passive=zeros_entities(levels, static.max_passive_mobs * p),
+        ranged=zeros_entities(levels, static.max_ranged_mobs * p),
+        mob_projectiles=zeros_entities(levels, static.max_mob_projectiles * p),
+        player_projectiles=zeros_entities(levels, static.max_player_projectiles * p),
+    )
+
+
+def initial_state(
+    world: World, mobs: Mobs | None, params: Params, static: StaticParams, alpha: jax.Array
+) -> State:
+    """Assemble the step-0 state on a generated ``world`` (``mobs`` carries pre-rolled slots)."""
+    p = static.player_count
+    plants_n = static.max_growing_plants * p
+    handovers_n = static.max_pending_handovers
+    return State(
+        world=world,
+        players=initial_players(params, static),
+        mobs=empty_mobs(static) if mobs is None else mobs,
+        plants=Plants(
+            pos=jnp.zeros((plants_n, 2), jnp.int32),
+            age=jnp.zeros((plants_n,), jnp.int32),
+            alive=jnp.zeros((plants_n,), bool),
+        ),
+        handovers=Handovers(
+            pos=jnp.zeros((handovers_n, 2), jnp.int32),
+            deadline=jnp.zeros((handovers_n,), jnp.int32),
+            initiator=jnp.full((handovers_n,), -1, jnp.int32),
+            kind=jnp.zeros((handovers_n,), jnp.int32),
+            open=jnp.zeros((handovers_n,), bool),
+        ),
+        stats=Stats(
+            alive_steps=jnp.zeros((p,), jnp.int32),
+            actionable_steps=jnp.zeros((p,), jnp.int32),
+            monsters_killed=jnp.zeros((p,), jnp.int32),
+            damage_taken=jnp.zeros((p,), jnp.float32),
+            friendly_fire_damage=jnp.zeros((p,), jnp.float32),
+        ),
+        timestep=jnp.zeros((), jnp.int32),
+        alpha=jnp.asarray(alpha, jnp.float32),
+    )
+
+
+def potion_permutation(key: jax.Array) -> jax.Array:
+    """(6,) random map potion colour -> effect."""
+    return jax.random.permutation(key, NUM_POTIONS).astype(jnp.int32)
+
+
+__all__ = ["Entities", "empty_mobs", "initial_players", "initial_state", "spawn_positions"]

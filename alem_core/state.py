@@ -1,0 +1,233 @@
+"""The world state: nested frozen pytrees (``jax.tree_util.register_dataclass``).
+
+Axes: ``L`` floors (``StaticParams.num_levels``), ``H x W`` map, ``P`` players, ``S`` slots of an
+entity class on one floor. Only the current floor's entities are simulated; the rest stay frozen.
+Use ``dataclasses.replace`` (or ``.replace``) to build updated copies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+
+
+class _Replace:
+    def replace(self, **changes: object):  # noqa: ANN201 (returns the subclass)
+        """Copy with ``changes`` applied (``dataclasses.replace``)."""
+        return dataclasses.replace(self, **changes)
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class World(_Replace):
+    """Per-floor maps and team-wide world values."""
+
+    block: jax.Array
+    """(L, H, W) int32 block ids (``Block``)."""
+    item: jax.Array
+    """(L, H, W) int32 item ids (``Item``)."""
+    light: jax.Array
+    """(L, H, W) float32 light map in [0, 1]."""
+    coord: jax.Array
+    """(L, H, W) int32 coordination value: +N sync task needing N agents, -W handover window."""
+    soft: jax.Array
+    """(L, H, W) bool soft-coordination mask."""
+    floor: jax.Array
+    """() int32 the team's current floor."""
+    kills: jax.Array
+    """(L,) int32 monsters killed per floor (floor 0 starts at 10, so its ladder is open)."""
+    daylight: jax.Array
+    """() float32 day/night light level (GAME.md §10.3)."""
+    potion_effect: jax.Array
+    """(6,) int32 per-episode permutation: potion colour -> effect."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Entities(_Replace):
+    """One class of mob or projectile, ``S`` slots on each floor."""
+
+    pos: jax.Array
+    """(L, S, 2) int32 (row, col)."""
+    alive: jax.Array
+    """(L, S) bool slot in use."""
+    health: jax.Array
+    """(L, S) float32 (mobs only)."""
+    kind: jax.Array
+    """(L, S) int32 type id 0-7 (mob type or projectile id)."""
+    cooldown: jax.Array
+    """(L, S) int32 attack cooldown (melee, ranged)."""
+    direction: jax.Array
+    """(L, S, 2) int32 unit step (projectiles)."""
+    owner: jax.Array
+    """(L, S) int32 shooter index (player projectiles), -1 otherwise."""
+    elite: jax.Array
+    """(L, S) bool slot pre-rolled elite (hostile) or large (passive) at reset."""
+    hard: jax.Array
+    """(L, S) bool elite/large slot is hard (else soft)."""
+    required: jax.Array
+    """(L, S) int32 attackers required for an elite/large slot (0 for normal slots)."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Mobs(_Replace):
+    """All entity classes, in the order of ``MobClass``."""
+
+    melee: Entities
+    passive: Entities
+    ranged: Entities
+    mob_projectiles: Entities
+    player_projectiles: Entities
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Players(_Replace):
+    """Per-player state; the leading axis of every field is the agent index ``P``."""
+
+    pos: jax.Array
+    """(P, 2) int32 (row, col)."""
+    facing: jax.Array
+    """(P,) int32 ``Facing`` code (1 left, 2 right, 3 up, 4 down)."""
+    alive: jax.Array
+    """(P,) bool."""
+    health: jax.Array
+    """(P,) float32."""
+    food: jax.Array
+    """(P,) int32."""
+    drink: jax.Array
+    """(P,) int32."""
+    energy: jax.Array
+    """(P,) int32."""
+    mana: jax.Array
+    """(P,) int32."""
+    hunger: jax.Array
+    """(P,) float32 hidden counter."""
+    thirst: jax.Array
+    """(P,) float32 hidden counter."""
+    fatigue: jax.Array
+    """(P,) float32 hidden counter."""
+    recover: jax.Array
+    """(P,) float32 hidden counter."""
+    mana_recover: jax.Array
+    """(P,) float32 hidden counter."""
+    xp: jax.Array
+    """(P,) int32."""
+    dexterity: jax.Array
+    """(P,) int32."""
+    strength: jax.Array
+    """(P,) int32."""
+    intelligence: jax.Array
+    """(P,) int32."""
+    sleeping: jax.Array
+    """(P,) bool."""
+    resting: jax.Array
+    """(P,) bool."""
+    inventory: jax.Array
+    """(P, NUM_INV) int32, columns ``Inv``."""
+    armour: jax.Array
+    """(P, 4) int32 slot levels (0 none, 1 iron, 2 diamond)."""
+    armour_enchant: jax.Array
+    """(P, 4) int32 (0 none, 1 fire, 2 ice)."""
+    sword_enchant: jax.Array
+    """(P,) int32."""
+    bow_enchant: jax.Array
+    """(P,) int32."""
+    spell_learned: jax.Array
+    """(P,) bool."""
+    achievements: jax.Array
+    """(P, 93) bool, never lost."""
+    request: jax.Array
+    """(P,) int32 open request (``Request``), -1 none."""
+    request_timer: jax.Array
+    """(P,) int32 steps the request stays open."""
+    message: jax.Array
+    """(P, nc) float32 one-hot comm message, visible for one observation."""
+    chest_opened: jax.Array
+    """(L, P) bool this player opened a chest on that floor (first-chest loot)."""
+    death_cause: jax.Array
+    """(P,) int32 0 alive, 1 friendly fire, 2 combat, 3 starvation, 4 dehydration, 5 exhaustion."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Plants(_Replace):
+    """Growing saplings (global slots; they only grow on the overworld)."""
+
+    pos: jax.Array
+    """(N, 2) int32."""
+    age: jax.Array
+    """(N,) int32 steps since planted or last eaten."""
+    alive: jax.Array
+    """(N,) bool slot in use."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Handovers(_Replace):
+    """The global pending-handover table (GAME.md §6.2-§6.3)."""
+
+    pos: jax.Array
+    """(K, 2) int32 cell."""
+    deadline: jax.Array
+    """(K,) int32 step by which a teammate must complete."""
+    initiator: jax.Array
+    """(K,) int32 player who started it."""
+    kind: jax.Array
+    """(K,) int32 0 mining, 1 shelter, 2 forge, 3 beacon."""
+    open: jax.Array
+    """(K,) bool row in use."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Stats(_Replace):
+    """Episode counters for metrics; never read by the game rules."""
+
+    alive_steps: jax.Array
+    """(P,) int32 agent-steps alive."""
+    actionable_steps: jax.Array
+    """(P,) int32 agent-steps able to choose an action."""
+    monsters_killed: jax.Array
+    """(P,) int32 kills credited to each player."""
+    damage_taken: jax.Array
+    """(P,) float32 health lost to mobs."""
+    friendly_fire_damage: jax.Array
+    """(P,) float32 damage dealt to teammates, per attacker."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class State(_Replace):
+    """Everything that evolves during an episode. Keys are arguments, never state."""
+
+    world: World
+    players: Players
+    mobs: Mobs
+    plants: Plants
+    handovers: Handovers
+    stats: Stats
+    timestep: jax.Array
+    """() int32 steps taken."""
+    alpha: jax.Array
+    """() float32 α in force for this episode (sampled when ``randomize_alpha``)."""
+
+
+def zeros_entities(levels: int, slots: int) -> Entities:
+    """Empty slots for one entity class."""
+    return Entities(
+        pos=jnp.zeros((levels, slots, 2), jnp.int32),
+        alive=jnp.zeros((levels, slots), bool),
+        health=jnp.zeros((levels, slots), jnp.float32),
+        kind=jnp.zeros((levels, slots), jnp.int32),
+        cooldown=jnp.zeros((levels, slots), jnp.int32),
+        direction=jnp.zeros((levels, slots, 2), jnp.int32),
+        owner=jnp.full((levels, slots), -1, jnp.int32),
+        elite=jnp.zeros((levels, slots), bool),
+        hard=jnp.zeros((levels, slots), bool),
+        required=jnp.zeros((levels, slots), jnp.int32),
+    )
