@@ -104,5 +104,19 @@ def passes_gate_with(
 
 
 def may_pass_gate(required_role: jax.Array, params: Params, static: StaticParams) -> jax.Array:
-    """(P,) bool for the action mask: the gate can possibly be passed (role holder, or soft mode)."""
-    return (required_role < 0) | (roles(static) == required_role) | params.soft_specialization
+    """(P,) bool for the action mask: the gate can be passed (role holder, or soft mode)."""
+    required_role = jnp.asarray(required_role)
+    agent_roles = roles(static)
+    if required_role.ndim >= 2:  # (1, R) tables of gates: agents along the first axis
+        agent_roles = agent_roles.reshape((-1,) + (1,) * (required_role.ndim - 1))
+    return (required_role < 0) | (agent_roles == required_role) | params.soft_specialization
+
+
+def set_cells(grid: jax.Array, cells: jax.Array, values: jax.Array, write: jax.Array) -> jax.Array:
+    """Write ``values`` (P,) at ``cells`` (P, 2) of ``grid`` (H, W) only where ``write``.
+
+    Rows that must not write are sent out of bounds and dropped, so a player who changes nothing
+    can never overwrite a teammate's write to the same cell (scatter order is unspecified).
+    """
+    rows = jnp.where(write, cells[:, 0], grid.shape[0])
+    return grid.at[rows, cells[:, 1]].set(values, mode="drop")

@@ -5,6 +5,7 @@ World generation lives in ``worldgen``; this module places the team on the gener
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import jax
@@ -16,8 +17,8 @@ from alem_core.state import (
     Entities,
     Handovers,
     Mobs,
-    Players,
     Plants,
+    Players,
     State,
     Stats,
     World,
@@ -30,16 +31,13 @@ def spawn_positions(static: StaticParams) -> jax.Array:
     rows, cols = static.map_size
     width = math.ceil(math.sqrt(static.player_count))
     return jnp.array(
-        [
-            (rows // 2 + i // width, cols // 2 + i % width)
-            for i in range(static.player_count)
-        ],
+        [(rows // 2 + i // width, cols // 2 + i % width) for i in range(static.player_count)],
         jnp.int32,
     )
 
 
 def initial_players(params: Params, static: StaticParams) -> Players:
-    """Players at their spawn cells facing north, full health, needs from the resource multiplier."""
+    """Players on their spawn cells facing north; needs scaled by the resource multiplier."""
     p = static.player_count
     start = jnp.round(9 * jnp.asarray(params.starting_resource_multiplier)).astype(jnp.int32)
     ints = lambda value: jnp.full((p,), value, jnp.int32)  # noqa: E731
@@ -132,3 +130,46 @@ def potion_permutation(key: jax.Array) -> jax.Array:
 
 
 __all__ = ["Entities", "empty_mobs", "initial_players", "initial_state", "spawn_positions"]
+
+
+def roll_slot_status(
+    key: jax.Array,
+    entities: Entities,
+    base_probability: jax.Array,
+    floor_bonus: float,
+    params: Params,
+    static: StaticParams,
+) -> Entities:
+    """Pre-roll the elite/large status of every slot on every floor (GAME.md §6.4).
+
+    Elite w.p. ``base_probability + floor_bonus * floor``; hard w.p. ``hard_mob_probability``;
+    required attackers P w.p. ``p_max_agents`` else 2 (0 for normal slots). Only rolled with
+    coordination on: the coordination-free game has no elite mobs.
+    """
+    shape = entities.alive.shape
+    k_elite, k_hard, k_all = jax.random.split(key, 3)
+    floors = jnp.arange(shape[0], dtype=jnp.float32)[:, None]
+    chance = jnp.clip(base_probability + floor_bonus * floors, 0.0, 1.0)
+    elite = (jax.random.uniform(k_elite, shape) < chance) & params.coordination_enabled
+    hard = elite & (jax.random.uniform(k_hard, shape) < params.hard_mob_probability)
+    needs_all = jax.random.uniform(k_all, shape) < params.p_max_agents
+    required = jnp.where(elite, jnp.where(needs_all, static.player_count, 2), 0)
+    return dataclasses.replace(entities, elite=elite, hard=hard, required=required)
+
+
+def rolled_mobs(key: jax.Array, params: Params, static: StaticParams) -> Mobs:
+    """Empty mob slots whose elite (melee, ranged) and large (passive) status is pre-rolled."""
+    mobs = empty_mobs(static)
+    k_melee, k_passive, k_ranged = jax.random.split(key, 3)
+    return dataclasses.replace(
+        mobs,
+        melee=roll_slot_status(
+            k_melee, mobs.melee, params.elite_mob_probability, 0.05, params, static
+        ),
+        passive=roll_slot_status(
+            k_passive, mobs.passive, params.large_passive_probability, 0.0, params, static
+        ),
+        ranged=roll_slot_status(
+            k_ranged, mobs.ranged, params.elite_mob_probability, 0.05, params, static
+        ),
+    )

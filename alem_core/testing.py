@@ -19,10 +19,23 @@ from alem_core.reset import initial_state
 from alem_core.state import State, World
 
 LEGEND = {
-    ".": Block.GRASS, "~": Block.WATER, "#": Block.STONE, "T": Block.TREE, "c": Block.COAL,
-    "i": Block.IRON, "d": Block.DIAMOND, "t": Block.CRAFTING_TABLE, "f": Block.FURNACE,
-    "s": Block.SAND, "p": Block.PATH, "L": Block.LAVA, "P": Block.PLANT, "R": Block.RIPE_PLANT,
-    "S": Block.SAPPHIRE, "r": Block.RUBY, "W": Block.WALL,
+    ".": Block.GRASS,
+    "~": Block.WATER,
+    "#": Block.STONE,
+    "T": Block.TREE,
+    "c": Block.COAL,
+    "i": Block.IRON,
+    "d": Block.DIAMOND,
+    "t": Block.CRAFTING_TABLE,
+    "f": Block.FURNACE,
+    "s": Block.SAND,
+    "p": Block.PATH,
+    "L": Block.LAVA,
+    "P": Block.PLANT,
+    "R": Block.RIPE_PLANT,
+    "S": Block.SAPPHIRE,
+    "r": Block.RUBY,
+    "W": Block.WALL,
 }
 
 
@@ -82,4 +95,6 @@ def with_inventory(state: State, agent: int, **counts: int) -> State:
     inventory = state.players.inventory
     for name, value in counts.items():
         inventory = inventory.at[agent, Inv[name.upper()]].set(value)
-    return dataclasses.replace(state, players=dataclasses.replace(state.players, inventory=inventory))
+    return dataclasses.replace(
+        state, players=dataclasses.replace(state.players, inventory=inventory)
+    )

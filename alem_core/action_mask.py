@@ -1,0 +1,54 @@
+"""The action mask (GAME.md §8.3), stacked from the predicates the systems themselves use.
+
+Conservative: it may allow an action that turns out to do nothing (a soft gate may fail, a
+target may be blocked), but it never forbids a possible one. Dead, sleeping or resting agents
+have only NOOP.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.constants import Action, comm_base
+from alem_core.params import Params, StaticParams
+from alem_core.state import State
+from alem_core.systems.attributes import LEVEL_UPS, can_level_up
+from alem_core.systems.crafting import craft_mask
+from alem_core.systems.placement import placement_mask
+from alem_core.tables import RECIPE_ACTION
+
+ALWAYS = (
+    Action.NOOP,
+    Action.LEFT,
+    Action.RIGHT,
+    Action.UP,
+    Action.DOWN,
+    Action.DO,
+    Action.SLEEP,
+    Action.REST,
+    *range(Action.REQUEST_FOOD, Action.REQUEST_SAPPHIRE + 1),
+)
+
+
+def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array:
+    """(P, A) bool: which actions each agent may take now.
+
+    Not yet offered: DESCEND / ASCEND (only the overworld is generated so far), the actions
+    that need items found below the overworld (bow, potions, books, spells, enchanting),
+    GIVE slots and BUILD_* (their systems arrive with the teamwork and coordination rules).
+    """
+    p = static.player_count
+    mask = jnp.zeros((p, static.num_actions), bool)
+    mask = mask.at[:, jnp.array(ALWAYS)].set(True)
+    for action, allowed in placement_mask(state, params, static).items():
+        mask = mask.at[:, action].set(allowed)
+    mask = mask.at[:, jnp.asarray(RECIPE_ACTION)].set(craft_mask(state, params, static))
+    for action, _ in LEVEL_UPS:
+        mask = mask.at[:, action].set(can_level_up(state))
+    first_comm = comm_base(p)
+    mask = mask.at[:, first_comm : first_comm + static.num_comm_channels].set(True)
+    players = state.players
+    idle = ~players.alive | players.sleeping | players.resting
+    noop_only = jnp.zeros_like(mask).at[:, Action.NOOP].set(True)
+    return jnp.where(idle[:, None], noop_only, mask)

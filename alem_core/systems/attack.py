@@ -1,0 +1,133 @@
+"""Player melee attacks on mobs: the combat part of the Do phase (GAME.md §4.1, §6.4).
+
+Reads: players (pos, facing, sword, strength, intelligence, food), mobs on the current floor
+(melee, passive, ranged: pos, alive, health, kind, elite, hard, required), world.kills.
+Writes: mob health and alive flags, world.kills, players.food / hunger, achievements
+(DEFEAT_*, EAT_*, COLLECT_FOOD, COORD_ELITE_*_KILL, COORD_LARGE_PASSIVE_KILL),
+stats.monsters_killed.
+
+Damage from several attackers on one mob adds up. Elite and large mobs (slots pre-rolled at
+reset) scale each attacker's damage by how many players hit them this step, k, against the
+slot's required count: normal x1; soft x2 if k >= required else x0.5; hard x3 else 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass, Role
+from alem_core.grid import faced_cell, passes_gate_with
+from alem_core.params import Params, StaticParams
+from alem_core.state import Entities, State
+from alem_core.systems.combat import damage_to_mobs, player_melee_damage
+from alem_core.tables import COW_FOOD, EAT_PASSIVE, FLOOR_DEFEAT_MELEE, FLOOR_DEFEAT_RANGED
+
+HOSTILE_CLASSES = {"melee": MobClass.MELEE, "ranged": MobClass.RANGED}
+KILL_ACHIEVEMENT = {"melee": FLOOR_DEFEAT_MELEE, "ranged": FLOOR_DEFEAT_RANGED}
+ELITE_ACHIEVEMENT = {
+    "melee": Achievement.COORD_ELITE_MELEE_KILL,
+    "ranged": Achievement.COORD_ELITE_RANGED_KILL,
+}
+
+
+def coordination_multiplier(ents: Entities, floor: jax.Array, k: jax.Array) -> jax.Array:
+    """(S,) damage multiplier per slot given k attackers (GAME.md §6.4 table)."""
+    required = jnp.where(ents.required[floor] > 0, ents.required[floor], 2)
+    met = k >= required
+    soft = jnp.where(met, 2.0, 0.5)
+    hard = jnp.where(met, 3.0, 0.0)
+    elite = ents.elite[floor]
+    return jnp.where(elite, jnp.where(ents.hard[floor], hard, soft), 1.0)
+
+
+def _hits(state: State, ents: Entities, actions: jax.Array) -> jax.Array:
+    """(P, S) bool: player p's Do lands on slot s of the current floor."""
+    floor = state.world.floor
+    target = faced_cell(state.players)
+    doing = (actions == Action.DO) & state.players.alive
+    same = (target[:, None, :] == ents.pos[floor][None, :, :]).all(-1)
+    return doing[:, None] & ents.alive[floor][None, :] & same
+
+
+def _strike(
+    state: State, ents: Entities, mob_class: int, actions: jax.Array, static: StaticParams
+) -> tuple[Entities, jax.Array, jax.Array, jax.Array]:
+    """Apply one class's damage; return (entities, hits, killed (S,), coordination met (S,))."""
+    floor = state.world.floor
+    hits = _hits(state, ents, actions)
+    k = hits.sum(axis=0)
+    raw = player_melee_damage(state.players, static)
+    per_hit = damage_to_mobs(raw[:, None, :], mob_class, ents.kind[floor][None, :])
+    total = (hits * per_hit).sum(axis=0) * coordination_multiplier(ents, floor, k)
+    health = ents.health[floor] - total
+    killed = hits.any(axis=0) & (health <= 0)
+    required = jnp.where(ents.required[floor] > 0, ents.required[floor], 2)
+    coordinated = ents.elite[floor] & (k >= required)
+    ents = dataclasses.replace(
+        ents,
+        health=ents.health.at[floor].set(health),
+        alive=ents.alive.at[floor].set(ents.alive[floor] & ~killed),
+    )
+    return ents, hits, killed, coordinated
+
+
+def attack_mobs(
+    state: State, actions: jax.Array, forager_u: jax.Array, params: Params, static: StaticParams
+) -> State:
+    """Resolve every player's Do on a mob; ``forager_u`` (P,) is the Do phase's gate draw."""
+    floor = state.world.floor
+    mobs, players, world, stats = state.mobs, state.players, state.world, state.stats
+    achievements = players.achievements
+    for name, mob_class in HOSTILE_CLASSES.items():
+        ents, hits, killed, coordinated = _strike(
+            state, getattr(mobs, name), mob_class, actions, static
+        )
+        credit = hits & killed[None, :]
+        defeat = jnp.asarray(KILL_ACHIEVEMENT[name])[ents.kind[floor]]
+        unlocked = (
+            credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == defeat[:, None])[None]
+        ).any(1)
+        elite_kill = (credit & coordinated[None, :]).any(axis=1)
+        achievements = achievements | unlocked
+        achievements = achievements.at[:, ELITE_ACHIEVEMENT[name]].max(elite_kill)
+        world = dataclasses.replace(world, kills=world.kills.at[floor].add(killed.sum()))
+        stats = dataclasses.replace(
+            stats, monsters_killed=stats.monsters_killed + credit.sum(axis=1)
+        )
+        mobs = dataclasses.replace(mobs, **{name: ents})
+    players = dataclasses.replace(players, achievements=achievements)
+    state = dataclasses.replace(state, mobs=mobs, players=players, world=world, stats=stats)
+    return _eat_passive(state, actions, forager_u, params, static)
+
+
+def _eat_passive(
+    state: State, actions: jax.Array, forager_u: jax.Array, params: Params, static: StaticParams
+) -> State:
+    """Passive kills feed the foragers among the killers (x2 soft / x3 hard large, if met)."""
+    floor = state.world.floor
+    ents, hits, killed, coordinated = _strike(
+        state, state.mobs.passive, MobClass.PASSIVE, actions, static
+    )
+    credit = hits & killed[None, :]
+    players = state.players
+    fed = credit.any(axis=1) & passes_gate_with(Role.FORAGER, forager_u, params, static)
+    bonus = jnp.where(coordinated, jnp.where(ents.hard[floor], 3, 2), 1)
+    food_gain = (credit * (COW_FOOD * bonus)[None, :]).max(axis=1)
+    eat = jnp.asarray(EAT_PASSIVE)[ents.kind[floor]]
+    ate = (credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == eat[:, None])[None]).any(1) & fed[
+        :, None
+    ]
+    achievements = (players.achievements | ate).at[:, Achievement.COLLECT_FOOD].max(fed)
+    large_kill = (credit & coordinated[None, :]).any(axis=1)
+    achievements = achievements.at[:, Achievement.COORD_LARGE_PASSIVE_KILL].max(large_kill)
+    players = dataclasses.replace(
+        players,
+        food=players.food + jnp.where(fed, food_gain, 0),
+        hunger=jnp.where(fed, 0.0, players.hunger),
+        achievements=achievements,
+    )
+    mobs = dataclasses.replace(state.mobs, passive=ents)
+    return dataclasses.replace(state, mobs=mobs, players=players)

@@ -1,0 +1,117 @@
+"""The Do phase on blocks: mining, saplings, drinking, eating ripe plants (GAME.md §4.1).
+
+Reads: players (pos, facing, alive, inventory pickaxe, drink, food), world.block and coord
+(current floor), mobs and players on the faced cell, plants. Writes: world.block, players
+(inventory, drink, thirst, food, hunger, achievements), plants.age.
+
+A Do aimed at a cell holding a mob is an attack (``attack.py``) and one aimed at a teammate is
+left to the teamwork rules, so neither touches the block underneath. Several players mining one
+block in one step each receive the yield; the block is removed once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.constants import Achievement, Action, Block, Inv, Role
+from alem_core.grid import (
+    at,
+    faced_cell,
+    floor_map,
+    in_bounds,
+    mob_grid,
+    passes_gate_with,
+    player_grid,
+    set_cells,
+)
+from alem_core.params import Params, StaticParams
+from alem_core.state import State
+from alem_core.systems.intrinsics import capacities
+from alem_core.tables import (
+    DRINK_AMOUNT,
+    MINE_ITEM,
+    MINE_RESULT,
+    MINE_TIER,
+    PLANT_FOOD,
+    SAPLING_CHANCE,
+)
+
+
+def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
+    """Per-player facts about the faced cell for a Do on a block (each (P,) or (P, 2))."""
+    target = faced_cell(state.players)
+    blocks = floor_map(state.world.block, state)
+    occupied = mob_grid(state.mobs, state.world.floor, static) | player_grid(state.players, static)
+    on_block = (
+        (actions == Action.DO)
+        & state.players.alive
+        & in_bounds(target, static)
+        & ~at(occupied, target, static, True)
+    )
+    return {
+        "cell": target,
+        "block": at(blocks, target, static, Block.OUT_OF_BOUNDS),
+        "on": on_block,
+    }
+
+
+def can_mine(state: State, block: jax.Array) -> jax.Array:
+    """(P,) bool: the faced block is mineable with each player's pickaxe."""
+    item = jnp.asarray(MINE_ITEM)[block]
+    tier = jnp.asarray(MINE_TIER)[block]
+    return (item >= 0) & (state.players.inventory[:, Inv.PICKAXE] >= tier)
+
+
+def interact_blocks(
+    state: State,
+    actions: jax.Array,
+    forager_u: jax.Array,
+    key: jax.Array,
+    params: Params,
+    static: StaticParams,
+) -> State:
+    """Resolve every player's Do on a block. ``forager_u`` (P,) is the Do phase's gate draw."""
+    facts = do_targets(state, actions, static)
+    on, block, cell = facts["on"], facts["block"], facts["cell"]
+    players = state.players
+    forager_ok = passes_gate_with(Role.FORAGER, forager_u, params, static)
+    caps = capacities(players, static)
+    mined = on & can_mine(state, block)
+    column = jnp.maximum(jnp.asarray(MINE_ITEM)[block], 0)
+    inventory = players.inventory.at[jnp.arange(static.player_count), column].add(mined)
+    sapling = on & (block == Block.GRASS) & forager_ok
+    sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
+    inventory = inventory.at[:, Inv.SAPLING].add(sapling)
+    drinks = on & ((block == Block.WATER) | (block == Block.FOUNTAIN)) & forager_ok
+    eats = on & (block == Block.RIPE_PLANT)
+    achievements = players.achievements.at[:, Achievement.COLLECT_DRINK].max(drinks)
+    achievements = achievements.at[:, Achievement.EAT_PLANT].max(eats)
+    players = dataclasses.replace(
+        players,
+        inventory=inventory,
+        drink=jnp.where(
+            drinks, jnp.minimum(caps["drink"], players.drink + DRINK_AMOUNT), players.drink
+        ),
+        thirst=jnp.where(drinks, 0.0, players.thirst),
+        food=jnp.where(eats, jnp.minimum(caps["food"], players.food + PLANT_FOOD), players.food),
+        hunger=jnp.where(eats, 0.0, players.hunger),
+        achievements=achievements,
+    )
+    floor = state.world.floor
+    blocks = floor_map(state.world.block, state)
+    new_block = jnp.where(eats, Block.PLANT, jnp.asarray(MINE_RESULT)[block])
+    blocks = set_cells(blocks, cell, new_block, mined | eats)
+    world = dataclasses.replace(state.world, block=state.world.block.at[floor].set(blocks))
+    plants = _reset_eaten_plants(state, cell, eats)
+    return dataclasses.replace(state, players=players, world=world, plants=plants)
+
+
+def _reset_eaten_plants(state: State, cell: jax.Array, eats: jax.Array):
+    """An eaten ripe plant starts growing again from age 0."""
+    plants = state.plants
+    eaten = ((plants.pos[:, None, :] == cell[None, :, :]).all(-1) & eats[None, :]).any(axis=1)
+    eaten &= plants.alive
+    return dataclasses.replace(plants, age=jnp.where(eaten, 0, plants.age))

@@ -1,0 +1,167 @@
+"""Survival: capacities, hunger, thirst, fatigue, health regeneration, mana, sleep and rest.
+
+GAME.md §3.1-§3.3. Reads and writes players' intrinsics and hidden counters, players.sleeping,
+players.resting and the WAKE_UP achievement; reads world.block (shelters) and world.floor.
+No revives here: a dead player's stats are left alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.constants import Achievement, Action, Block, Role
+from alem_core.grid import adjacent_to, floor_map, roles
+from alem_core.params import Params, StaticParams
+from alem_core.state import Players, State
+from alem_core.tables import FORAGER_CAPACITY_MULTIPLIER
+
+BOSS_FLOOR = 8
+
+
+def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
+    """Per-player maxima (P,) recomputed from attributes every step (GAME.md §3.1)."""
+    forager = roles(static) == Role.FORAGER
+    needs = (7 + 2 * players.dexterity) * jnp.where(forager, FORAGER_CAPACITY_MULTIPLIER, 1)
+    return {
+        "health": (8 + players.strength).astype(jnp.float32),
+        "food": needs,
+        "drink": needs,
+        "energy": 7 + 2 * players.dexterity,
+        "mana": 6 + 3 * players.intelligence,
+    }
+
+
+def start_sleep_and_rest(state: State, actions: jax.Array, static: StaticParams) -> State:
+    """SLEEP starts sleep if energy < max; REST starts rest if health < max (GAME.md §3.3)."""
+    players = state.players
+    caps = capacities(players, static)
+    sleep = (actions == Action.SLEEP) & (players.energy < caps["energy"])
+    rest = (actions == Action.REST) & (players.health < caps["health"])
+    players = dataclasses.replace(
+        players, sleeping=players.sleeping | sleep, resting=players.resting | rest
+    )
+    return dataclasses.replace(state, players=players)
+
+
+def _tick(counter: jax.Array, rate: jax.Array, threshold: float) -> tuple[jax.Array, jax.Array]:
+    """Advance a hidden counter; return (new counter, fired) with the counter reset on firing."""
+    counter = counter + rate
+    fired = counter > threshold
+    return jnp.where(fired, 0.0, counter), fired
+
+
+def _needs(players: Players, awake_rate: jax.Array, on_boss: jax.Array) -> dict[str, jax.Array]:
+    """Hunger, thirst and fatigue: food, drink and energy decay (suppressed on the boss floor)."""
+    asleep = players.sleeping
+    rate = jnp.where(asleep, 0.5, 1.0) * awake_rate
+    hunger, hungry = _tick(players.hunger, rate, 25.0)
+    thirst, thirsty = _tick(players.thirst, rate, 20.0)
+    fatigue_awake, tired = _tick(players.fatigue, awake_rate, 30.0)
+    live = ~on_boss
+    return {
+        "hunger": hunger,
+        "thirst": thirst,
+        "fatigue_awake": fatigue_awake,
+        "food": players.food - (hungry & live),
+        "drink": players.drink - (thirsty & live),
+        "energy_awake": players.energy - (tired & live),
+    }
+
+
+def _sleep_fatigue(players: Players, near_shelter: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Asleep: fatigue falls (faster beside a shelter); below -10 it restores one energy."""
+    fatigue = jnp.minimum(players.fatigue - jnp.where(near_shelter, 1.5, 1.0), 0.0)
+    rested = fatigue < -10.0
+    return jnp.where(rested, 0.0, fatigue), players.energy + rested
+
+
+def _regeneration(
+    players: Players, needs_met: jax.Array, near_shelter: jax.Array, on_boss: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """Health: +2 after the recover counter passes 25 (needs met), -1 below -15 (unmet)."""
+    asleep = players.sleeping
+    gain = jnp.where(asleep, 2.0, 1.0) * jnp.where(near_shelter, 1.5, 1.0)
+    loss = jnp.where(on_boss, 0.0, jnp.where(asleep, 0.5, 1.0))
+    recover = players.recover + jnp.where(needs_met, gain, -loss)
+    healed = recover > 25.0
+    hurt = recover < -15.0
+    health = players.health + 2.0 * healed - 1.0 * hurt
+    return jnp.where(healed | hurt, 0.0, recover), health
+
+
+def update_intrinsics(state: State, params: Params, static: StaticParams) -> State:
+    """One step of needs, regeneration, mana and waking, for alive players (GAME.md §3.2)."""
+    players = state.players
+    on_boss = state.world.floor == BOSS_FLOOR
+    awake_rate = 1.0 - 0.125 * (players.dexterity - 1)
+    shelter = floor_map(state.world.block, state) == Block.EPIC_SHELTER
+    near_shelter = adjacent_to(shelter, players.pos, static)
+    needs = _needs(players, awake_rate, on_boss)
+    sleep_fatigue, sleep_energy = _sleep_fatigue(players, near_shelter)
+    asleep = players.sleeping
+    fatigue = jnp.where(asleep, sleep_fatigue, needs["fatigue_awake"])
+    energy = jnp.where(asleep, sleep_energy, needs["energy_awake"])
+    needs_met = (players.food > 0) & (players.drink > 0) & ((players.energy > 0) | asleep)
+    # Health and its counter skip players whose health already dropped to <= 0 this step.
+    recover, health = _regeneration(players, needs_met, near_shelter, on_boss)
+    still_up = players.health > 0
+    recover = jnp.where(still_up, recover, players.recover)
+    health = jnp.where(still_up, health, players.health)
+    mana_rate = jnp.where(asleep, 2.0, 1.0) * (1.0 + 0.25 * (players.intelligence - 1))
+    mana_recover, mana_up = _tick(players.mana_recover, mana_rate, 30.0)
+    updated = dataclasses.replace(
+        players,
+        hunger=needs["hunger"],
+        thirst=needs["thirst"],
+        fatigue=fatigue,
+        food=needs["food"],
+        drink=needs["drink"],
+        energy=energy,
+        recover=recover,
+        health=health,
+        mana_recover=mana_recover,
+        mana=players.mana + mana_up,
+    )
+    alive = players.alive
+    players = jax.tree.map(
+        lambda new, old: jnp.where(alive.reshape(alive.shape + (1,) * (new.ndim - 1)), new, old),
+        updated,
+        players,
+    )
+    players = _wake_and_stop_resting(players, static)
+    return dataclasses.replace(state, players=players)
+
+
+def _wake_and_stop_resting(players: Players, static: StaticParams) -> Players:
+    """Sleepers wake at full energy (WAKE_UP); rest ends at full health or when starving."""
+    caps = capacities(players, static)
+    woke = players.sleeping & (players.energy >= caps["energy"])
+    rest_over = (players.health >= caps["health"]) | (players.food <= 0) | (players.drink <= 0)
+    achievements = players.achievements.at[:, Achievement.WAKE_UP].max(woke)
+    return dataclasses.replace(
+        players,
+        sleeping=players.sleeping & ~woke,
+        resting=players.resting & ~rest_over,
+        achievements=achievements,
+    )
+
+
+def clamp_intrinsics(state: State, params: Params, static: StaticParams) -> State:
+    """Clamp inventory to 99 and intrinsics to [0, max]; god mode keeps health >= 9."""
+    players = state.players
+    caps = capacities(players, static)
+    health = jnp.clip(players.health, 0.0, caps["health"])
+    health = jnp.where(params.god_mode, jnp.maximum(health, 9.0), health)
+    players = dataclasses.replace(
+        players,
+        health=health,
+        food=jnp.clip(players.food, 0, caps["food"]),
+        drink=jnp.clip(players.drink, 0, caps["drink"]),
+        energy=jnp.clip(players.energy, 0, caps["energy"]),
+        mana=jnp.clip(players.mana, 0, caps["mana"]),
+        inventory=jnp.clip(players.inventory, 0, 99),
+    )
+    return dataclasses.replace(state, players=players)

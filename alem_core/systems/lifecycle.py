@@ -1,0 +1,59 @@
+"""End-of-step bookkeeping: alive flags, death causes, the clock and daylight (GAME.md §3.6, §10.3).
+
+Reads: players.health, food, drink, alive; health snapshots taken by the pipeline.
+Writes: players.alive, players.death_cause, state.timestep, world.daylight, stats counters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.params import Params, StaticParams
+from alem_core.state import State
+
+ALIVE, FRIENDLY_FIRE, COMBAT, STARVATION, DEHYDRATION, EXHAUSTION = range(6)
+DEATH_CAUSES = ("alive", "friendly_fire", "combat", "starvation", "dehydration", "exhaustion")
+
+
+def daylight(timestep: jax.Array, params: Params) -> jax.Array:
+    """Light level 1 - |cos(pi * ((t / day_length) mod 1 + 0.3))|^3: 0.80 at t=0, 0 at midnight."""
+    phase = jnp.mod(timestep / params.day_length, 1.0) + 0.3
+    return (1.0 - jnp.abs(jnp.cos(jnp.pi * phase)) ** 3).astype(jnp.float32)
+
+
+def death_cause(
+    state: State, health_before: jax.Array, after_do: jax.Array, after_mobs: jax.Array
+) -> jax.Array:
+    """(P,) cause code for each player: friendly fire if health fell in the Do phase, combat if
+    it fell between the Do phase and the end of spawning, else the first unmet need."""
+    players = state.players
+    need = jnp.where(
+        players.food <= 0, STARVATION, jnp.where(players.drink <= 0, DEHYDRATION, EXHAUSTION)
+    )
+    return jnp.where(
+        after_do < health_before, FRIENDLY_FIRE, jnp.where(after_mobs < after_do, COMBAT, need)
+    )
+
+
+def end_step(
+    state: State,
+    health_before: jax.Array,
+    after_do: jax.Array,
+    after_mobs: jax.Array,
+    params: Params,
+    static: StaticParams,
+) -> State:
+    """Set alive := health > 0, record causes of new deaths, advance the clock and daylight."""
+    players = state.players
+    alive = players.health > 0
+    died = players.alive & ~alive
+    cause = jnp.where(died, death_cause(state, health_before, after_do, after_mobs), 0)
+    players = dataclasses.replace(
+        players, alive=alive, death_cause=jnp.where(died, cause, players.death_cause)
+    )
+    timestep = state.timestep + 1
+    world = dataclasses.replace(state.world, daylight=daylight(timestep, params))
+    return dataclasses.replace(state, players=players, world=world, timestep=timestep)
