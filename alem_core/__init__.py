@@ -9,25 +9,14 @@ Public API (everything else is internal)::
 
 ``static`` (``StaticParams``) is hashable and static under ``jit``; ``params`` (``Params``) is a
 pytree of scalars; ``actions`` is an int array of shape (P,). Per-agent arrays come out.
-The functions are imported on first use, so ``import alem_core`` stays cheap.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
+from alem_core.api import reset, step
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
+from alem_core.masking import action_mask
+from alem_core.observation import obs_size, observe
 from alem_core.params import Params, StaticParams, make_params
 from alem_core.state import State
-
-_LAZY = {
-    "reset": "alem_core.api",
-    "step": "alem_core.step",
-    "action_mask": "alem_core.action_mask",
-    "obs_size": "alem_core.observation",
-    "observe": "alem_core.observation",
-}
 
 __all__ = [
     "Achievement",
@@ -46,9 +35,3 @@ __all__ = [
     "reset",
     "step",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'alem_core' has no attribute {name!r}")

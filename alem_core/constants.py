@@ -253,6 +253,7 @@ class Facing(IntEnum):
 
 class Achievement(IntEnum):
     """The 93 achievements (GAME.md §2.4); ids 66-92 are the coordination ones."""
+
     COLLECT_WOOD = 0
     PLACE_TABLE = 1
     EAT_COW = 2

@@ -120,3 +120,8 @@ def set_cells(grid: jax.Array, cells: jax.Array, values: jax.Array, write: jax.A
     """
     rows = jnp.where(write, cells[:, 0], grid.shape[0])
     return grid.at[rows, cells[:, 1]].set(values, mode="drop")
+
+
+def gate_draws(key: jax.Array, static: StaticParams) -> jax.Array:
+    """(P,) uniforms for one subsystem's role gates: one draw per agent per step (GAME.md §5.4)."""
+    return jax.random.uniform(key, (static.player_count,))

@@ -66,7 +66,9 @@ class StaticParams:
         for name, (lo, hi) in checks.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise ValueError(f"StaticParams.{name} must be an int in [{lo}, {hi}], got {value!r}")
+                raise ValueError(
+                    f"StaticParams.{name} must be an int in [{lo}, {hi}], got {value!r}"
+                )
 
     @property
     def num_actions(self) -> int:
@@ -133,11 +135,19 @@ PRESET_ALPHA = {"easy": 0.3, "medium": 0.6, "hard": 0.9}
 def _opportunity_overrides() -> dict[str, object]:
     """Identical for every α above "none": how many tasks exist (GAME.md §1.3)."""
     return dict(
-        coordination_enabled=True, coordination_probability=0.25, soft_coordination_ratio=0.5,
-        handover_ratio=0.25, hard_mob_probability=0.5, elite_mob_probability=0.15,
-        large_passive_probability=0.20, construction_enabled=True, num_construction_sites=8,
-        num_mining_construction_sites=4, soft_construction_ratio=0.5,
-        crafting_coordination_enabled=True, diamond_crafting_agents_required=2,
+        coordination_enabled=True,
+        coordination_probability=0.25,
+        soft_coordination_ratio=0.5,
+        handover_ratio=0.25,
+        hard_mob_probability=0.5,
+        elite_mob_probability=0.15,
+        large_passive_probability=0.20,
+        construction_enabled=True,
+        num_construction_sites=8,
+        num_mining_construction_sites=4,
+        soft_construction_ratio=0.5,
+        crafting_coordination_enabled=True,
+        diamond_crafting_agents_required=2,
         soft_specialization=True,
     )
 
@@ -163,20 +173,33 @@ def alpha_overrides(alpha: float, scale_base_difficulty: bool = False) -> dict[s
 
 def _none_overrides() -> dict[str, object]:
     return dict(
-        coordination_enabled=False, construction_enabled=False,
-        crafting_coordination_enabled=False, coordination_probability=0.0, handover_ratio=0.0,
-        hard_mob_probability=0.0, p_max_agents=0.0, soft_solo_fail_prob=0.0,
-        elite_mob_probability=0.0, large_passive_probability=0.0, num_construction_sites=0,
-        num_mining_construction_sites=0, handover_window_min=10, handover_window_max=20,
-        soft_coordination_ratio=0.5, soft_construction_ratio=0.5,
-        diamond_crafting_agents_required=2, alpha=0.0,
+        coordination_enabled=False,
+        construction_enabled=False,
+        crafting_coordination_enabled=False,
+        coordination_probability=0.0,
+        handover_ratio=0.0,
+        hard_mob_probability=0.0,
+        p_max_agents=0.0,
+        soft_solo_fail_prob=0.0,
+        elite_mob_probability=0.0,
+        large_passive_probability=0.0,
+        num_construction_sites=0,
+        num_mining_construction_sites=0,
+        handover_window_min=10,
+        handover_window_max=20,
+        soft_coordination_ratio=0.5,
+        soft_construction_ratio=0.5,
+        diamond_crafting_agents_required=2,
+        alpha=0.0,
     )
 
 
 def parse_difficulty(difficulty: str | float | int) -> float | None:
     """Map "none" | "easy" | "medium" | "hard" | α in [0, 1] to α (None for "none")."""
     if isinstance(difficulty, bool):
-        raise ValueError(f"difficulty must be a preset name or a number in [0, 1], got {difficulty!r}")
+        raise ValueError(
+            f"difficulty must be a preset name or a number in [0, 1], got {difficulty!r}"
+        )
     if isinstance(difficulty, str):
         name = difficulty.strip().lower()
         if name == "none":
@@ -193,7 +216,9 @@ def parse_difficulty(difficulty: str | float | int) -> float | None:
     elif isinstance(difficulty, (int, float)):
         value = float(difficulty)
     else:
-        raise ValueError(f"difficulty must be a preset name or a number in [0, 1], got {difficulty!r}")
+        raise ValueError(
+            f"difficulty must be a preset name or a number in [0, 1], got {difficulty!r}"
+        )
     if not (0.0 <= value <= 1.0) or math.isnan(value):
         raise ValueError(f"difficulty α must lie in [0, 1], got {difficulty!r}")
     return value
@@ -241,10 +266,20 @@ def validate_params(params: Params) -> None:
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
             raise ValueError(f"Params.{f.name} must be a number, got {value!r}")
     probabilities = (
-        "specialist_efficiency", "non_specialist_efficiency", "coordination_probability",
-        "handover_ratio", "soft_coordination_ratio", "p_max_agents", "soft_solo_fail_prob",
-        "elite_mob_probability", "large_passive_probability", "hard_mob_probability",
-        "soft_construction_ratio", "alpha_min", "alpha_max", "alpha",
+        "specialist_efficiency",
+        "non_specialist_efficiency",
+        "coordination_probability",
+        "handover_ratio",
+        "soft_coordination_ratio",
+        "p_max_agents",
+        "soft_solo_fail_prob",
+        "elite_mob_probability",
+        "large_passive_probability",
+        "hard_mob_probability",
+        "soft_construction_ratio",
+        "alpha_min",
+        "alpha_max",
+        "alpha",
     )
     for name in probabilities:
         value = getattr(params, name)

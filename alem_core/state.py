@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 
 class _Replace:
-    def replace(self, **changes: object):  # noqa: ANN201 (returns the subclass)
+    def replace(self, **changes: object):
         """Copy with ``changes`` applied (``dataclasses.replace``)."""
         return dataclasses.replace(self, **changes)
 
@@ -148,7 +148,7 @@ class Players(_Replace):
     message: jax.Array
     """(P, nc) float32 one-hot comm message, visible for one observation."""
     chest_opened: jax.Array
-    """(L, P) bool this player opened a chest on that floor (first-chest loot)."""
+    """(P, L) bool this player opened a chest on that floor (first-chest loot)."""
     death_cause: jax.Array
     """(P,) int32 0 alive, 1 friendly fire, 2 combat, 3 starvation, 4 dehydration, 5 exhaustion."""
 

@@ -72,7 +72,7 @@ def initial_players(params: Params, static: StaticParams) -> Players:
         request=ints(-1),
         request_timer=ints(0),
         message=jnp.zeros((p, static.num_comm_channels), jnp.float32),
-        chest_opened=jnp.zeros((static.num_levels, p), bool),
+        chest_opened=jnp.zeros((p, static.num_levels), bool),
         death_cause=ints(0),
     )
 
