@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import jax
 
+from alem_core.initial import initial_state, rolled_mobs
 from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
-from alem_core.initial import initial_state, rolled_mobs
-from alem_core.state import State
 from alem_core.pipeline import step
+from alem_core.state import State
 from alem_core.worldgen import generate_world
 
 

@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block
-from alem_core.params import Params, StaticParams
 from alem_core.initial import initial_state
+from alem_core.params import Params, StaticParams
 from alem_core.state import State, World
 
 LEGEND = {
