@@ -1,0 +1,27 @@
+"""alem's PettingZoo faces: a ``ParallelEnv`` over one ``alem_core`` world, and its AEC twin.
+
+Importing ``alem_pz`` registers ``"alem/Coop-v0"`` with PettingZoo, so both of these work::
+
+    import alem_pz, pettingzoo
+    env = alem_pz.make(players=3)                       # ParallelEnv (parallel=False: AEC)
+    env = pettingzoo.make("aec", "alem/Coop-v0", players=3)
+
+``alem_pz.alem_coop_v0`` offers the classic ``env()``, ``parallel_env()`` and ``raw_env()``.
+"""
+
+from alem_pz import alem_coop_v0
+from alem_pz.alem_coop_v0 import env, parallel_env, raw_env
+from alem_pz.parallel import AlemParallelEnv
+from alem_pz.registration import ENV_IDS, make, register
+
+register()
+
+__all__ = [
+    "ENV_IDS",
+    "AlemParallelEnv",
+    "alem_coop_v0",
+    "env",
+    "make",
+    "parallel_env",
+    "raw_env",
+]

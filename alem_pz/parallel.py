@@ -1,0 +1,400 @@
+"""alem as a PettingZoo ``ParallelEnv``: one cooperative team in one ``alem_core`` world.
+
+| | |
+|---|---|
+| Import | `alem_pz.make()` or `pettingzoo.make("parallel", "alem/Coop-v0")` |
+| AEC | `alem_pz.make(parallel=False)`, i.e. `parallel_to_aec(parallel env)` |
+| Agents | `agents = ["agent_0", ..., "agent_{P-1}"]`, P = `players` (default 3) |
+| Actions | `Discrete(A)`, A = 55 + max(0, P - 2) + `comm_channels` (56 for P = 3) |
+| Action mask | `infos[agent]["action_mask"]`, `np.int8` (A,); see `mask_in_obs` |
+| Observation shape | `(D,)`, D = 99·(P + 94) + P·(22 + nc) + 49 (9718 for P = 3, nc = 0) |
+| Observation values | float32 in [low, 100], low = -max(1, handover window / 20) (below) |
+| State shape | `(P·D,)`: every agent's observation, concatenated in agent order |
+| Rewards | per agent, float (team sum when `shared_reward`); GAME.md §7.1 |
+| Termination | every agent, when the whole team is dead or the game is won |
+| Truncation | every agent, once `max_steps` steps have been taken |
+| Dead agents | stay in `agents` (a teammate can revive them) with only NOOP (0) legal |
+
+Observations are the core's symbolic vector (GAME.md §8.1); the Box bounds contain every value.
+Most entries lie in [0, 1]; raw counts reach 99 (books), so ``high`` is 100. The only negative
+entry is the handover channel, -W / 20 for a handover window of W steps, so ``low`` is
+-max(1, max(handover_window_min, handover_window_max) / 20): -1 for "none", "medium" and
+"hard", -1.2 at α = 0 (windows up to 24 steps). The state space has the same bounds.
+
+Keyword arguments, the same for ``AlemParallelEnv``, ``alem_pz.make``, ``pettingzoo.make`` and
+the ``alem_pz.alem_coop_v0`` functions:
+
+| kwarg | default | meaning |
+|---|---|---|
+| `players` | 3 | team size P |
+| `difficulty` | "medium" | "none", "easy", "medium", "hard" or α in [0, 1] |
+| `comm_channels` | 0 | one-hot communication channels (more actions and observations) |
+| `max_steps` | 10000 | truncation horizon (`Params.max_timesteps`); alias `max_cycles` |
+| `obs_type` | "symbolic" | the only value so far ("pixels" will follow) |
+| `mask_in_obs` | False | observations become `{"observation", "action_mask"}` dicts |
+| `params` | None | dict of `alem_core.Params` overrides (use `max_steps`, not `max_timesteps`) |
+| `render_mode` | None | no render mode is implemented yet; `render()` returns None |
+| `static` | None | an `alem_core.StaticParams` for other shapes (see below) |
+
+``static`` exists for tests and experiments with other shapes (e.g. a 16 x 16 single-floor map,
+which compiles faster). Its ``player_count`` and ``num_comm_channels`` must equal ``players`` and
+``comm_channels``. The default is ``StaticParams(player_count=players,
+num_comm_channels=comm_channels)``: a 48 x 48 map with 9 floors.
+
+Compilation: the jitted reset and step are cached per ``StaticParams`` at module level, so every
+env with the same shapes shares them (``Params`` are traced arguments, never baked in). Each step
+does one jitted call and one ``jax.device_get`` of a single stacked array.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+import alem_core
+
+NOOP = 0
+OBS_HIGH = 100.0
+"""Upper bound of every observation entry (raw counts are capped at 99)."""
+OBS_TYPES = ("symbolic",)
+DEFAULT_MAX_STEPS = 10000
+
+
+HANDOVER_SCALE = 20.0
+"""The handover channel shows -W / 20 for a handover window of W steps (GAME.md §8.1)."""
+
+
+def obs_low(params: alem_core.Params) -> float:
+    """Lower bound of every observation entry: the handover channel, -W / 20 at the longest W."""
+    longest = max(float(params.handover_window_min), float(params.handover_window_max))
+    return -max(1.0, longest / HANDOVER_SCALE)
+
+
+def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, alive) -> jax.Array:
+    """(P, D + A + 4) float32: [obs | mask | reward | terminated | truncated | alive]."""
+    columns = [c.astype(jnp.float32)[:, None] for c in (reward, terminated, truncated, alive)]
+    return jnp.concatenate([obs.astype(jnp.float32), mask.astype(jnp.float32), *columns], axis=1)
+
+
+@functools.cache
+def compiled_core(static: alem_core.StaticParams) -> tuple[Callable, Callable]:
+    """The jitted ``(reset, step)`` pair for one ``StaticParams``, shared by all envs.
+
+    Both split the env's key inside the jitted call (an eager split costs ~100 µs) and return
+    ``(next_key, state, packed)`` with ``packed`` as in ``_pack``.
+    """
+
+    def reset(key: jax.Array, params: alem_core.Params):
+        key, sub = jax.random.split(key)
+        obs, state = alem_core.reset(sub, params, static)
+        mask = alem_core.action_mask(state, params, static)
+        p = static.player_count
+        no = jnp.zeros((p,), bool)
+        alive = state.players.alive
+        return key, state, _pack(obs, mask, jnp.zeros((p,), jnp.float32), no, no, alive)
+
+    def step(key: jax.Array, state, actions: jax.Array, params: alem_core.Params):
+        key, sub = jax.random.split(key)
+        obs, state, reward, terminated, truncated, info = alem_core.step(
+            sub, state, actions, params, static
+        )
+        packed = _pack(obs, info["action_mask"], reward, terminated, truncated, info["alive"])
+        return key, state, packed
+
+    return jax.jit(reset), jax.jit(step)
+
+
+def key_from_seed(seed: int) -> jax.Array:
+    """A raw uint32 PRNG key from any non-negative int (SeedSequence hashes big seeds)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+    words = np.random.SeedSequence(int(seed)).generate_state(2, dtype=np.uint32)
+    return jnp.asarray(words)
+
+
+def _device_params(params: alem_core.Params) -> alem_core.Params:
+    """Params as device arrays with fixed dtypes, so no call re-converts or retraces them."""
+    return jax.device_put(jax.tree.map(np.asarray, params))
+
+
+def _as_int(value: Any) -> int | None:
+    """``value`` as an int if it is an integer scalar (Python, numpy or 0-d array), else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    is_array = isinstance(value, (np.ndarray, jax.Array))
+    if is_array and value.shape == () and np.issubdtype(value.dtype, np.integer):
+        return int(value)
+    return None
+
+
+class AlemParallelEnv(ParallelEnv):
+    """The alem cooperative world as a PettingZoo ``ParallelEnv`` (see the module env card)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "alem_coop_v0",
+        "render_modes": [],
+        "render_fps": 10,
+        "is_parallelizable": True,
+    }
+
+    def __init__(
+        self,
+        players: int = 3,
+        difficulty: str | float = "medium",
+        comm_channels: int = 0,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        obs_type: str = "symbolic",
+        mask_in_obs: bool = False,
+        params: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        static: alem_core.StaticParams | None = None,
+    ) -> None:
+        """Build the env (no compilation happens before the first ``reset``).
+
+        Raises:
+            ValueError: for an unknown ``obs_type`` or ``render_mode``, a bad ``max_steps``,
+                ``params`` or ``static`` (including a ``static`` whose sizes disagree with
+                ``players``/``comm_channels``), and anything ``alem_core`` rejects.
+        """
+        if obs_type not in OBS_TYPES:
+            raise ValueError(f"obs_type must be one of {OBS_TYPES}, got {obs_type!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not supported: rendering is not implemented "
+                f"yet (supported: None and {self.metadata['render_modes']})"
+            )
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
+            raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
+        self.static = self._static(players, comm_channels, static)
+        self.params = self._params(difficulty, int(max_steps), params)
+        self.obs_type = obs_type
+        self.mask_in_obs = bool(mask_in_obs)
+        self.render_mode = render_mode
+        self.max_steps = int(max_steps)
+
+        self.possible_agents = [f"agent_{i}" for i in range(self.static.player_count)]
+        self.agents = []
+        self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._build_spaces()
+        self._params_dev = _device_params(self.params)
+        self._key: jax.Array | None = None
+        self._state = None
+        self._obs: np.ndarray | None = None
+
+    @staticmethod
+    def _static(players, comm_channels, static) -> alem_core.StaticParams:
+        if static is None:
+            return alem_core.StaticParams(player_count=players, num_comm_channels=comm_channels)
+        if not isinstance(static, alem_core.StaticParams):
+            raise ValueError(f"static must be an alem_core.StaticParams or None, got {static!r}")
+        if (static.player_count, static.num_comm_channels) != (players, comm_channels):
+            raise ValueError(
+                f"static.player_count={static.player_count} and static.num_comm_channels="
+                f"{static.num_comm_channels} must equal players={players!r} and "
+                f"comm_channels={comm_channels!r}"
+            )
+        return static
+
+    @staticmethod
+    def _params(difficulty, max_steps: int, overrides) -> alem_core.Params:
+        overrides = {} if overrides is None else overrides
+        if not isinstance(overrides, Mapping):
+            raise ValueError(
+                f"params must be a dict of Params overrides or None, got {overrides!r}"
+            )
+        if "max_timesteps" in overrides:
+            raise ValueError(
+                f"set the horizon with max_steps=..., not params['max_timesteps'] "
+                f"(got {overrides['max_timesteps']!r})"
+            )
+        return alem_core.make_params(difficulty, **overrides, max_timesteps=max_steps)
+
+    def _build_spaces(self) -> None:
+        size = alem_core.obs_size(self.static)
+        n = self.static.num_actions
+        low = obs_low(self.params)
+
+        def obs_space() -> spaces.Space:
+            box = spaces.Box(low, OBS_HIGH, (size,), np.float32)
+            if not self.mask_in_obs:
+                return box
+            return spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (n,), np.int8)})
+
+        # One object per agent (each seeds its own sampler), returned by identity on every
+        # call, as PettingZoo requires.
+        self.observation_spaces = {agent: obs_space() for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
+        self._state_space = spaces.Box(
+            low, OBS_HIGH, (size * self.static.player_count,), np.float32
+        )
+        self._obs_dim = size
+        self._num_actions = n
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The (cached) observation space of ``agent``."""
+        try:
+            return self.observation_spaces[agent]
+        except KeyError:
+            raise ValueError(
+                f"unknown agent {agent!r}; agents are {self.possible_agents}"
+            ) from None
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """The (cached) ``Discrete(A)`` action space of ``agent``."""
+        try:
+            return self.action_spaces[agent]
+        except KeyError:
+            raise ValueError(
+                f"unknown agent {agent!r}; agents are {self.possible_agents}"
+            ) from None
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """Box of ``state()``: every agent's observation concatenated, same bounds."""
+        return self._state_space
+
+    # ---- episode ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Start an episode.
+
+        Args:
+            seed: builds the PRNG key; the same seed gives the same episode. Without a seed the
+                env continues its own key sequence (seeded from OS entropy if never seeded).
+            options: accepted for API compatibility and ignored.
+
+        Returns:
+            ``(observations, infos)`` dicts keyed by agent.
+        """
+        if seed is not None:
+            self._key = key_from_seed(seed)
+        elif self._key is None:
+            self._key = jnp.asarray(np.random.SeedSequence().generate_state(2, dtype=np.uint32))
+        reset_fn, _ = compiled_core(self.static)
+        self._key, self._state, packed = reset_fn(self._key, self._params_dev)
+        self.agents = self.possible_agents[:]
+        obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
+        return obs, infos
+
+    def step(self, actions: Mapping[str, Any]):
+        """Advance the world one step with one action per agent in ``agents``.
+
+        Raises:
+            RuntimeError: before ``reset`` or after the episode ended.
+            ValueError: a missing, unknown or departed agent, or an action that is not an
+                integer in the action space. The world is unchanged when this is raised.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)`` keyed by the agents
+            that acted; flags are Python ``bool``, rewards Python ``float``.
+        """
+        action_array = self._validate(actions)
+        _, step_fn = compiled_core(self.static)
+        self._key, self._state, packed = step_fn(
+            self._key, self._state, action_array, self._params_dev
+        )
+        acting = self.agents
+        obs, rewards, terms, truncs, infos = self._unpack(jax.device_get(packed), acting)
+        self.agents = [a for a in acting if not (terms[a] or truncs[a])]
+        return obs, rewards, terms, truncs, infos
+
+    def _validate(self, actions: Mapping[str, Any]) -> np.ndarray:
+        """(P,) int32 actions, NOOP for departed agents; raises before anything changes."""
+        if self._state is None:
+            raise RuntimeError(f"step({actions!r}) called before reset(); call reset() first")
+        if not self.agents:
+            raise RuntimeError(
+                f"step({actions!r}) called after the episode ended (env.agents is empty); "
+                "call reset() to start a new episode"
+            )
+        if not isinstance(actions, Mapping):
+            raise ValueError(
+                f"actions must be a dict {{agent: int}} for agents {self.agents}, got {actions!r}"
+            )
+        out = np.full((self.static.player_count,), NOOP, np.int32)
+        for agent, value in actions.items():
+            if agent not in self._index:
+                raise ValueError(
+                    f"action {value!r} given for unknown agent {agent!r}; "
+                    f"agents are {self.possible_agents}"
+                )
+            if agent not in self.agents:
+                raise ValueError(
+                    f"action {value!r} given for agent {agent!r}, which has left the episode; "
+                    f"live agents are {self.agents}"
+                )
+            out[self._index[agent]] = self._check_action(agent, value)
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(
+                f"no action given for agent(s) {missing} (got actions {dict(actions)!r}); "
+                f"step() needs one action for every agent in env.agents"
+            )
+        return out
+
+    def _check_action(self, agent: str, value: Any) -> int:
+        n = self._num_actions
+        integer = _as_int(value)
+        if integer is None:
+            raise ValueError(
+                f"action for agent {agent!r} must be an integer in [0, {n - 1}], "
+                f"got {value!r} (type {type(value).__name__})"
+            )
+        if not 0 <= integer < n:
+            raise ValueError(
+                f"action for agent {agent!r} is out of range: got {value!r}, "
+                f"expected an integer in [0, {n - 1}]"
+            )
+        return integer
+
+    def _unpack(self, packed: np.ndarray, acting: list[str]):
+        """Per-agent dicts from the host copy of ``_pack``'s array."""
+        d, n = self._obs_dim, self._num_actions
+        self._obs = packed[:, :d]  # kept for state(); users get their own copy
+        obs = np.array(self._obs, np.float32)  # writable, contiguous
+        mask = packed[:, d : d + n].astype(np.int8)
+        reward, term, trunc, alive = (packed[:, d + n + j] for j in range(4))
+        observations, rewards, terms, truncs, infos = {}, {}, {}, {}, {}
+        for agent in acting:
+            i = self._index[agent]
+            rewards[agent] = float(reward[i])
+            terms[agent] = bool(term[i] > 0.5)
+            truncs[agent] = bool(trunc[i] > 0.5)
+            if self.mask_in_obs:
+                observations[agent] = {"observation": obs[i], "action_mask": mask[i]}
+                infos[agent] = {"alive": bool(alive[i] > 0.5)}
+            else:
+                observations[agent] = obs[i]
+                infos[agent] = {"action_mask": mask[i], "alive": bool(alive[i] > 0.5)}
+        return observations, rewards, terms, truncs, infos
+
+    @property
+    def core_state(self) -> alem_core.State:
+        """The ``alem_core.State`` of the running episode (read-only by convention)."""
+        if self._state is None:
+            raise RuntimeError("core_state read before reset(); call reset() first")
+        return self._state
+
+    def state(self) -> np.ndarray:
+        """(P·D,) float32 global state: every agent's latest observation, in agent order."""
+        if self._obs is None:
+            raise RuntimeError("state() called before reset(); call reset() first")
+        return self._obs.reshape(-1).copy()
+
+    def render(self) -> None:
+        """Rendering is not implemented yet; returns None (``render_mode`` must be None)."""
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (compiled functions are shared at module level)."""

@@ -1,0 +1,100 @@
+"""Invariants over random masked rollouts, and the mask's promise: a masked-out action is a NOOP."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import alem_core
+from alem_core.rollout import compiled, random_rollout
+from alem_core.systems.intrinsics import capacities
+
+from .conftest import SMALL
+
+PARAMS = alem_core.make_params("medium", shared_reward=False)
+STEPS = 400
+
+
+@pytest.fixture(scope="module")
+def rollout():
+    reset, _ = compiled(SMALL)
+    run = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, PARAMS, SMALL, STEPS)))
+    keys = jax.random.split(jax.random.key(21), 4)
+    _, states = jax.vmap(lambda k: reset(k, PARAMS))(keys)
+    return states, run(jax.random.split(jax.random.key(22), 4), states)
+
+
+def test_final_states_within_bounds(rollout):
+    _, (final, _) = rollout
+    players = final.players
+    for world in range(4):
+        p = jax.tree.map(lambda x, w=world: x[w], players)
+        caps = capacities(p, SMALL)
+        assert (np.asarray(p.inventory) >= 0).all() and (np.asarray(p.inventory) <= 99).all()
+        assert (np.asarray(p.health) >= 0).all()
+        assert (np.asarray(p.health) <= np.asarray(caps["health"])).all()
+        for name in ("food", "drink", "energy", "mana"):
+            value = np.asarray(getattr(p, name))
+            assert (value >= 0).all() and (value <= np.asarray(caps[name])).all(), name
+    for leaf in jax.tree.leaves(final):
+        if jnp.issubdtype(leaf.dtype, jnp.floating):
+            assert np.isfinite(np.asarray(leaf)).all()
+
+
+def test_dead_agents_stay_dead_and_termination_follows(rollout):
+    _, (_, traces) = rollout
+    alive = np.asarray(traces["alive"])  # (worlds, T, P)
+    revived = alive[:, 1:] & ~alive[:, :-1]
+    assert not revived.any()
+    terminated = np.asarray(traces["terminated"])
+    np.testing.assert_array_equal(terminated[..., 0], ~alive.any(axis=-1))
+    mask = np.asarray(traces["mask"])
+    dead = ~alive
+    assert (mask[dead][:, 1:] == 0).all() and mask[dead][:, 0].all()
+
+
+def test_rewards_are_finite_and_the_team_makes_progress(rollout):
+    _, (final, traces) = rollout
+    assert np.isfinite(np.asarray(traces["reward"])).all()
+    unlocked = np.asarray(final.players.achievements).any(axis=(0, 1))
+    assert unlocked[alem_core.Achievement.COLLECT_WOOD]
+
+
+def test_dtypes_stable(rollout):
+    start, (final, _) = rollout
+    for a, b in zip(jax.tree.leaves(start), jax.tree.leaves(final), strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+
+
+def test_masked_out_actions_change_nothing(rollout):
+    states, _ = rollout
+    _, step = compiled(SMALL)
+    state = jax.tree.map(lambda x: x[0], states)
+    mask = np.asarray(alem_core.action_mask(state, PARAMS, SMALL))
+    key = jax.random.key(5)
+    noop = jnp.zeros(SMALL.player_count, jnp.int32)
+    all_actions = []
+    for agent in range(SMALL.player_count):
+        for action in np.flatnonzero(~mask[agent]):
+            all_actions.append(noop.at[agent].set(int(action)))
+    assert all_actions, "the test needs at least one masked-out action"
+    batch = jnp.stack(all_actions)
+    outputs = jax.jit(jax.vmap(lambda a: step(key, state, a, PARAMS)[1]))(batch)
+    reference = step(key, state, noop, PARAMS)[1]
+    for i in range(batch.shape[0]):
+        got = jax.tree.map(lambda x, i=i: x[i], outputs)
+        for x, y in zip(jax.tree.leaves(got), jax.tree.leaves(reference), strict=True):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_a_hurt_agent_may_rest_and_a_full_one_may_not(rollout):
+    states, _ = rollout
+    state = jax.tree.map(lambda x: x[0], states)
+    players = dataclasses.replace(state.players, health=jnp.array([5.0, 9.0, 9.0]))
+    state = dataclasses.replace(state, players=players)
+    mask = alem_core.action_mask(state, PARAMS, SMALL)
+    assert bool(mask[0, alem_core.Action.REST])
