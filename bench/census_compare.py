@@ -1,0 +1,203 @@
+"""Census of overworld (floor 0) generation: ours vs the published ``alem-env`` (black box).
+
+Counts every block id, item id and coordination-map cell on floor 0 of freshly reset worlds
+(3 players, "medium" difficulty), one count per seed, and compares the two generators.
+
+Three modes, each run with its own interpreter::
+
+    # peer side: alem-env==0.2.1 in a separate venv, public API only
+    /work/peer_venv/bin/python bench/census_compare.py --peer --json peer.json
+    # our side
+    /work/venv/bin/python bench/census_compare.py --ours --json ours.json
+    # table: block, peer mean ± sd, ours mean ± sd, (ours - peer) / peer sd
+    python bench/census_compare.py --compare peer.json ours.json
+
+Seeds: the peer resets with ``jax.random.PRNGKey(s)`` for s = 0..N-1 on
+"Alem-Coop-Symbolic-Debug" (overworld only); ours generates from
+``jax.random.split(jax.random.key(0), N)``. The two key streams are unrelated, so only the
+distributions are comparable, not individual worlds. Both sides are jitted and vmapped.
+
+The peer side uses only ``make_alem_env_from_name``, ``EnvParams``/``get_coordination_params``
+and ``env.reset``; it reads the returned state's fields ``map``, ``item_map``,
+``coordination_map``, ``soft_coordination_mask`` and ``sampled_alpha`` (when present).
+Block and item ids follow the published table, which ``--ours`` checks against
+``alem_core.constants``.
+
+JSON layout: ``{"side", "n_seeds", "map_size", "blocks": {name: [count per seed]},
+"items": {...}, "coord": {"sync": [...], "handover": [...], "soft": [...]}, "extra": {...}}``.
+Standard deviations are sample standard deviations (ddof = 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+BLOCK_NAMES = (
+    "INVALID", "OUT_OF_BOUNDS", "GRASS", "WATER", "STONE", "TREE", "WOOD", "PATH", "COAL",
+    "IRON", "DIAMOND", "CRAFTING_TABLE", "FURNACE", "SAND", "LAVA", "PLANT", "RIPE_PLANT",
+    "WALL", "DARKNESS", "WALL_MOSS", "STALAGMITE", "SAPPHIRE", "RUBY", "CHEST", "FOUNTAIN",
+    "FIRE_GRASS", "ICE_GRASS", "GRAVEL", "FIRE_TREE", "ICE_SHRUB", "ENCHANTMENT_TABLE_FIRE",
+    "ENCHANTMENT_TABLE_ICE", "NECROMANCER", "GRAVE", "GRAVE2", "GRAVE3",
+    "NECROMANCER_VULNERABLE", "CONSTRUCTION_SITE", "EPIC_SHELTER", "EPIC_FORGE", "EPIC_BEACON",
+    "CONSTRUCTION_IN_PROGRESS",
+)  # fmt: skip
+"""Published block table, id = index."""
+
+ITEM_NAMES = ("NONE", "TORCH", "LADDER_DOWN", "LADDER_UP", "LADDER_DOWN_BLOCKED")
+"""Published item table, id = index."""
+
+PLAYERS = 3
+DIFFICULTY = "medium"
+PEER_ENV = "Alem-Coop-Symbolic-Debug"
+
+
+def _census(block0, item0, coord0, soft0) -> dict:
+    """Per-seed counts from (N, H, W) floor-0 arrays; coord0 / soft0 may be None."""
+    import numpy as np
+
+    block0, item0 = np.asarray(block0), np.asarray(item0)
+    n = block0.shape[0]
+
+    def per_id(a, names):
+        if a.min() < 0 or a.max() >= len(names):
+            raise ValueError(f"id outside the table: [{a.min()}, {a.max()}]")
+        counts = np.stack([np.bincount(row.ravel(), minlength=len(names)) for row in a])
+        return {name: counts[:, i].tolist() for i, name in enumerate(names)}
+
+    coord = {}
+    if coord0 is not None:
+        c = np.asarray(coord0).reshape(n, -1)
+        coord["sync"] = (c > 0).sum(1).tolist()
+        coord["handover"] = (c < 0).sum(1).tolist()
+    if soft0 is not None:
+        coord["soft"] = np.asarray(soft0).reshape(n, -1).astype(bool).sum(1).tolist()
+    return {
+        "n_seeds": int(n),
+        "map_size": list(block0.shape[1:]),
+        "blocks": per_id(block0, BLOCK_NAMES),
+        "items": per_id(item0, ITEM_NAMES),
+        "coord": coord,
+    }
+
+
+def run_peer(n_seeds: int) -> dict:
+    """Reset the published env for seeds 0..n-1 and count floor 0 of the returned state."""
+    import jax
+    import numpy as np
+    from alem.alem_coop.alem_state import EnvParams, get_coordination_params
+    from alem.alem_env import make_alem_env_from_name
+
+    params = EnvParams().replace(**get_coordination_params(DIFFICULTY))
+    env = make_alem_env_from_name(PEER_ENV, env_params=params)
+    if len(env.agents) != PLAYERS:
+        raise RuntimeError(f"peer env has {len(env.agents)} agents, expected {PLAYERS}")
+    keys = jax.vmap(jax.random.PRNGKey)(jax.numpy.arange(n_seeds))
+    _, state = jax.jit(jax.vmap(env.reset))(keys)
+
+    def floor0(name):
+        value = getattr(state, name, None)
+        return None if value is None else np.asarray(value)[:, 0]
+
+    out = _census(
+        floor0("map"), floor0("item_map"), floor0("coordination_map"),
+        floor0("soft_coordination_mask"),
+    )  # fmt: skip
+    extra = {"env": PEER_ENV}
+    alpha = getattr(state, "sampled_alpha", None)
+    if alpha is not None:
+        extra["sampled_alpha"] = np.asarray(alpha).tolist()
+    out["extra"] = extra
+    return {"side": "peer", **out}
+
+
+def run_ours(n_seeds: int) -> dict:
+    """Generate n worlds with our overworld generator and count floor 0."""
+    import jax
+
+    import alem_core
+    from alem_core.constants import Block, Item
+    from alem_core.worldgen import generate_world
+
+    for names, enum in ((BLOCK_NAMES, Block), (ITEM_NAMES, Item)):
+        ours = tuple(m.name for m in sorted(enum, key=int))
+        if ours[: len(names)] != names:
+            raise RuntimeError(f"{enum.__name__} ids differ from the published table")
+    static = alem_core.StaticParams(player_count=PLAYERS)
+    params = alem_core.make_params(DIFFICULTY)
+    keys = jax.random.split(jax.random.key(0), n_seeds)
+    world = jax.jit(jax.vmap(lambda k: generate_world(k, params, static)))(keys)
+    out = _census(world.block[:, 0], world.item[:, 0], world.coord[:, 0], world.soft[:, 0])
+    out["extra"] = {}
+    return {"side": "ours", **out}
+
+
+def _stats(xs: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation."""
+    n = len(xs)
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    return mean, math.sqrt(var)
+
+
+def compare(path_a: str, path_b: str) -> None:
+    """Print one row per quantity non-zero on either side: peer (a) vs ours (b)."""
+    with open(path_a) as f:
+        a = json.load(f)
+    with open(path_b) as f:
+        b = json.load(f)
+    print(f"a = {a['side']} ({path_a}, {a['n_seeds']} seeds, map {a['map_size']})")
+    print(f"b = {b['side']} ({path_b}, {b['n_seeds']} seeds, map {b['map_size']})")
+    print("d/sd_a = (mean_b - mean_a) / sd_a;  z = (mean_b - mean_a) / standard error of it")
+    header = f"{'quantity':<26}{'a mean ± sd':>20}{'b mean ± sd':>20}{'d/sd_a':>9}{'z':>9}"
+    for section in ("blocks", "items", "coord"):
+        names = [k for k in a.get(section, {}) if k in b.get(section, {})]
+        only = sorted(set(a.get(section, {})) ^ set(b.get(section, {})))
+        print(f"\n[{section}]" + (f"  (on one side only: {', '.join(only)})" if only else ""))
+        print(header)
+        for name in names:
+            xa, xb = a[section][name], b[section][name]
+            if not any(xa) and not any(xb):
+                continue
+            (ma, sa), (mb, sb) = _stats(xa), _stats(xb)
+            d = mb - ma
+            se = math.sqrt(sa**2 / len(xa) + sb**2 / len(xb))
+            rel = f"{d / sa:+.2f}" if sa > 0 else ("0" if d == 0 else "inf")
+            z = f"{d / se:+.1f}" if se > 0 else ("0" if d == 0 else "inf")
+            cell_a, cell_b = f"{ma:.1f} ± {sa:.1f}", f"{mb:.1f} ± {sb:.1f}"
+            print(f"{name:<26}{cell_a:>20}{cell_b:>20}{rel:>9}{z:>9}")
+    for side in (a, b):
+        alpha = side.get("extra", {}).get("sampled_alpha")
+        if alpha:
+            m, s = _stats(alpha)
+            print(f"\n{side['side']} sampled_alpha: {m:.3f} ± {s:.3f} "
+                  f"(min {min(alpha):.3f}, max {max(alpha):.3f})")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--peer", action="store_true", help="census of the published alem-env")
+    mode.add_argument("--ours", action="store_true", help="census of alem_core.worldgen")
+    mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"), help="print table")
+    parser.add_argument("--json", help="output path for --peer / --ours")
+    parser.add_argument("--seeds", type=int, default=50, help="number of worlds (default 50)")
+    args = parser.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return 0
+    result = run_peer(args.seeds) if args.peer else run_ours(args.seeds)
+    text = json.dumps(result)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+        print(f"wrote {args.json}: {result['side']}, {result['n_seeds']} seeds")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
