@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.constants import ROLE_OF_INDEX
+from alem_core.constants import ROLE_OF_INDEX, Block
 from alem_core.params import Params, StaticParams
 from alem_core.state import Entities, Mobs, Players, State
 
@@ -45,8 +45,20 @@ def faced_cell(players: Players) -> jax.Array:
 
 
 def floor_map(layers: jax.Array, state: State) -> jax.Array:
-    """The current floor's slice of a per-floor array (L, H, W) -> (H, W)."""
+    """The current floor's slice of a per-floor array (L, H, W) -> (H, W).
+
+    Prefer ``cell_values`` when only a few cells are needed: it gathers them directly.
+    """
     return layers[state.world.floor]
+
+
+def cell_values(
+    layers: jax.Array, floor: jax.Array, pos: jax.Array, static: StaticParams, fill: object = 0
+) -> jax.Array:
+    """Gather ``layers[floor, pos]`` for positions (..., 2) of a per-floor array (L, H, W);
+    out-of-bounds positions give ``fill``."""
+    safe = clip_pos(pos, static)
+    return jnp.where(in_bounds(pos, static), layers[floor, safe[..., 0], safe[..., 1]], fill)
 
 
 def at(grid: jax.Array, pos: jax.Array, static: StaticParams, fill: object = 0) -> jax.Array:
@@ -55,33 +67,37 @@ def at(grid: jax.Array, pos: jax.Array, static: StaticParams, fill: object = 0) 
     return jnp.where(in_bounds(pos, static), grid[safe[..., 0], safe[..., 1]], fill)
 
 
-def player_grid(players: Players, static: StaticParams, only_alive: bool = False) -> jax.Array:
-    """(H, W) bool: cells holding a player (dead players block cells too unless ``only_alive``)."""
+def player_at(players: Players, cells: jax.Array, only_alive: bool = False) -> jax.Array:
+    """(N,) bool: a player (dead ones too unless ``only_alive``) stands on each of ``cells`` (N, 2).
+
+    Pairwise comparison with the P positions: far cheaper than building a map-sized grid.
+    """
+    same = (cells[:, None, :] == players.pos[None, :, :]).all(-1)
     present = players.alive if only_alive else jnp.ones_like(players.alive)
-    grid = jnp.zeros(static.map_size, bool)
-    return grid.at[players.pos[:, 0], players.pos[:, 1]].max(present)
+    return (same & present[None, :]).any(axis=1)
 
 
-def entity_grid(entities: Entities, floor: jax.Array, static: StaticParams) -> jax.Array:
-    """(H, W) bool: cells holding a live entity of this class on ``floor``."""
-    pos, alive = entities.pos[floor], entities.alive[floor]
-    grid = jnp.zeros(static.map_size, bool)
-    return grid.at[pos[:, 0], pos[:, 1]].max(alive, mode="drop")
+def entity_at(entities: Entities, floor: jax.Array, cells: jax.Array) -> jax.Array:
+    """(N,) bool: a live entity of this class on ``floor`` occupies each of ``cells`` (N, 2)."""
+    same = (cells[:, None, :] == entities.pos[floor][None, :, :]).all(-1)
+    return (same & entities.alive[floor][None, :]).any(axis=1)
 
 
-def mob_grid(mobs: Mobs, floor: jax.Array, static: StaticParams) -> jax.Array:
-    """(H, W) bool: cells holding a live melee, passive or ranged mob on ``floor``."""
+def mob_at(mobs: Mobs, floor: jax.Array, cells: jax.Array) -> jax.Array:
+    """(N,) bool: a live melee, passive or ranged mob on ``floor`` occupies each of ``cells``."""
     return (
-        entity_grid(mobs.melee, floor, static)
-        | entity_grid(mobs.passive, floor, static)
-        | entity_grid(mobs.ranged, floor, static)
+        entity_at(mobs.melee, floor, cells)
+        | entity_at(mobs.passive, floor, cells)
+        | entity_at(mobs.ranged, floor, cells)
     )
 
 
-def adjacent_to(grid: jax.Array, pos: jax.Array, static: StaticParams) -> jax.Array:
-    """(P,) bool: any of the 8 cells around each position is True in ``grid`` (H, W)."""
+def adjacent_block(
+    layers: jax.Array, floor: jax.Array, pos: jax.Array, block: int, static: StaticParams
+) -> jax.Array:
+    """(P,) bool: one of the 8 cells around each position on ``floor`` holds ``block``."""
     cells = pos[:, None, :] + jnp.asarray(NEIGHBOURS_8)[None]
-    return at(grid, cells, static, False).any(axis=1)
+    return (cell_values(layers, floor, cells, static, Block.INVALID) == block).any(axis=1)
 
 
 def passes_gate_with(
@@ -112,14 +128,17 @@ def may_pass_gate(required_role: jax.Array, params: Params, static: StaticParams
     return (required_role < 0) | (agent_roles == required_role) | params.soft_specialization
 
 
-def set_cells(grid: jax.Array, cells: jax.Array, values: jax.Array, write: jax.Array) -> jax.Array:
-    """Write ``values`` (P,) at ``cells`` (P, 2) of ``grid`` (H, W) only where ``write``.
+def write_cells(
+    layers: jax.Array, floor: jax.Array, cells: jax.Array, values: jax.Array, write: jax.Array
+) -> jax.Array:
+    """Write ``values`` (N,) at ``cells`` (N, 2) of floor ``floor`` of ``layers`` (L, H, W).
 
-    Rows that must not write are sent out of bounds and dropped, so a player who changes nothing
-    can never overwrite a teammate's write to the same cell (scatter order is unspecified).
+    Only rows with ``write`` land: the others are sent out of bounds and dropped, so a player
+    who changes nothing never overwrites a teammate's write to the same cell (scatter order is
+    unspecified), and out-of-map cells are ignored. A point scatter: no map-sized copy.
     """
-    rows = jnp.where(write, cells[:, 0], grid.shape[0])
-    return grid.at[rows, cells[:, 1]].set(values, mode="drop")
+    rows = jnp.where(write, cells[:, 0], layers.shape[1])
+    return layers.at[floor, rows, cells[:, 1]].set(values.astype(layers.dtype), mode="drop")
 
 
 def gate_draws(key: jax.Array, static: StaticParams) -> jax.Array:

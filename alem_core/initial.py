@@ -11,7 +11,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import NUM_ACHIEVEMENTS, NUM_INV, NUM_POTIONS
+from alem_core.constants import MAX_INVENTORY, NUM_ACHIEVEMENTS, NUM_INV, NUM_POTIONS, Inv
 from alem_core.params import Params, StaticParams
 from alem_core.state import (
     Entities,
@@ -34,6 +34,13 @@ def spawn_positions(static: StaticParams) -> jax.Array:
         [(rows // 2 + i // width, cols // 2 + i % width) for i in range(static.player_count)],
         jnp.int32,
     )
+
+
+def god_inventory(player_count: int) -> jax.Array:
+    """(P, NUM_INV) full inventory of god mode: 99 of everything, tier-4 tools, a bow."""
+    full = jnp.full((NUM_INV,), MAX_INVENTORY, jnp.int32)
+    full = full.at[Inv.PICKAXE].set(4).at[Inv.SWORD].set(4).at[Inv.BOW].set(1)
+    return jnp.broadcast_to(full, (player_count, NUM_INV))
 
 
 def initial_players(params: Params, static: StaticParams) -> Players:
@@ -62,8 +69,8 @@ def initial_players(params: Params, static: StaticParams) -> Players:
         intelligence=ints(1),
         sleeping=jnp.zeros((p,), bool),
         resting=jnp.zeros((p,), bool),
-        inventory=jnp.zeros((p, NUM_INV), jnp.int32),
-        armour=jnp.zeros((p, 4), jnp.int32),
+        inventory=jnp.where(params.god_mode, god_inventory(p), 0).astype(jnp.int32),
+        armour=jnp.where(params.god_mode, 2, jnp.zeros((p, 4), jnp.int32)),
         armour_enchant=jnp.zeros((p, 4), jnp.int32),
         sword_enchant=ints(0),
         bow_enchant=ints(0),

@@ -19,7 +19,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
-from alem_core.grid import NEIGHBOURS_8, adjacent_to, at, floor_map, may_pass_gate, passes_gate_with
+from alem_core.grid import (
+    NEIGHBOURS_8,
+    adjacent_block,
+    cell_values,
+    may_pass_gate,
+    passes_gate_with,
+)
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.tables import (
@@ -51,10 +57,10 @@ COORD_ACHIEVEMENT = {
 
 def _stations(state: State, static: StaticParams) -> dict[str, jax.Array]:
     """(P,) bool adjacency to each station kind on the current floor."""
-    blocks = floor_map(state.world.block, state)
+    blocks, floor = state.world.block, state.world.floor
     pos = state.players.pos
     return {
-        kind: adjacent_to(blocks == block, pos, static)
+        kind: adjacent_block(blocks, floor, pos, block, static)
         for kind, block in (
             ("table", Block.CRAFTING_TABLE),
             ("furnace", Block.FURNACE),
@@ -94,9 +100,9 @@ def craft_mask(state: State, params: Params, static: StaticParams) -> jax.Array:
 
 def _forge_cell(state: State, static: StaticParams) -> jax.Array:
     """(P,) flat index of the first adjacent Epic Forge cell, -1 if none."""
-    blocks = floor_map(state.world.block, state)
     cells = state.players.pos[:, None, :] + jnp.asarray(NEIGHBOURS_8)[None]
-    is_forge = at(blocks, cells, static, Block.INVALID) == Block.EPIC_FORGE
+    block = cell_values(state.world.block, state.world.floor, cells, static, Block.INVALID)
+    is_forge = block == Block.EPIC_FORGE
     flat = cells[..., 0] * static.map_size[1] + cells[..., 1]
     first = jnp.argmax(is_forge, axis=1)
     return jnp.where(is_forge.any(axis=1), jnp.take_along_axis(flat, first[:, None], 1)[:, 0], -1)

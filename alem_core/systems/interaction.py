@@ -18,14 +18,13 @@ import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Role
 from alem_core.grid import (
-    at,
+    cell_values,
     faced_cell,
-    floor_map,
     in_bounds,
-    mob_grid,
+    mob_at,
     passes_gate_with,
-    player_grid,
-    set_cells,
+    player_at,
+    write_cells,
 )
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
@@ -43,17 +42,14 @@ from alem_core.tables import (
 def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
     """Per-player facts about the faced cell for a Do on a block (each (P,) or (P, 2))."""
     target = faced_cell(state.players)
-    blocks = floor_map(state.world.block, state)
-    occupied = mob_grid(state.mobs, state.world.floor, static) | player_grid(state.players, static)
-    on_block = (
-        (actions == Action.DO)
-        & state.players.alive
-        & in_bounds(target, static)
-        & ~at(occupied, target, static, True)
-    )
+
+    occupied = mob_at(state.mobs, state.world.floor, target) | player_at(state.players, target)
+    on_block = (actions == Action.DO) & state.players.alive & in_bounds(target, static) & ~occupied
     return {
         "cell": target,
-        "block": at(blocks, target, static, Block.OUT_OF_BOUNDS),
+        "block": cell_values(
+            state.world.block, state.world.floor, target, static, Block.OUT_OF_BOUNDS
+        ),
         "on": on_block,
     }
 
@@ -100,11 +96,9 @@ def interact_blocks(
         hunger=jnp.where(eats, 0.0, players.hunger),
         achievements=achievements,
     )
-    floor = state.world.floor
-    blocks = floor_map(state.world.block, state)
     new_block = jnp.where(eats, Block.PLANT, jnp.asarray(MINE_RESULT)[block])
-    blocks = set_cells(blocks, cell, new_block, mined | eats)
-    world = dataclasses.replace(state.world, block=state.world.block.at[floor].set(blocks))
+    blocks = write_cells(state.world.block, state.world.floor, cell, new_block, mined | eats)
+    world = dataclasses.replace(state.world, block=blocks)
     plants = _reset_eaten_plants(state, cell, eats)
     return dataclasses.replace(state, players=players, world=world, plants=plants)
 

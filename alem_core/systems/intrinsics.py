@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Role
-from alem_core.grid import adjacent_to, floor_map, roles
+from alem_core.grid import adjacent_block, roles
 from alem_core.params import Params, StaticParams
 from alem_core.state import Players, State
 from alem_core.tables import FORAGER_CAPACITY_MULTIPLIER
@@ -97,8 +97,9 @@ def update_intrinsics(state: State, params: Params, static: StaticParams) -> Sta
     players = state.players
     on_boss = state.world.floor == BOSS_FLOOR
     awake_rate = 1.0 - 0.125 * (players.dexterity - 1)
-    shelter = floor_map(state.world.block, state) == Block.EPIC_SHELTER
-    near_shelter = adjacent_to(shelter, players.pos, static)
+    near_shelter = adjacent_block(
+        state.world.block, state.world.floor, players.pos, Block.EPIC_SHELTER, static
+    )
     needs = _needs(players, awake_rate, on_boss)
     sleep_fatigue, sleep_energy = _sleep_fatigue(players, near_shelter)
     asleep = players.sleeping

@@ -102,7 +102,7 @@ def update_mobs(key: jax.Array, state: State, params: Params, static: StaticPara
         mobs=gather_floor(state.mobs, floor),
         players=state.players,
         stats=state.stats,
-        block=jax.lax.dynamic_index_in_dim(state.world.block, floor, 0, False),
+        block=state.world.block,
         kills=state.world.kills,
         floor=floor,
     )
@@ -115,9 +115,7 @@ def update_mobs(key: jax.Array, state: State, params: Params, static: StaticPara
     frame = _update_ranged(frame, u[n_melee + n_passive :], params, static)
     frame = move_mob_projectiles(frame, static)
     frame = move_player_projectiles(frame, params, static)
-    # Write back one floor's blocks: cheaper than scattering into all floors (no full copy).
-    block = jax.lax.dynamic_update_index_in_dim(state.world.block, frame.block, floor, 0)
-    world = state.world.replace(block=block, kills=frame.kills)
+    world = state.world.replace(block=frame.block, kills=frame.kills)
     mobs = scatter_floor(state.mobs, frame.mobs, floor)
     return state.replace(world=world, mobs=mobs, players=frame.players, stats=frame.stats)
 

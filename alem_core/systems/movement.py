@@ -16,8 +16,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Action
-from alem_core.grid import DIRECTIONS, at, floor_map, in_bounds, mob_grid, player_grid
+from alem_core.constants import Action, Block
+from alem_core.grid import DIRECTIONS, cell_values, in_bounds, mob_at, player_at
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.tables import WALKABLE
@@ -37,9 +37,10 @@ def move_targets(state: State, actions: jax.Array) -> jax.Array:
 def can_enter(state: State, target: jax.Array, static: StaticParams) -> jax.Array:
     """(P,) bool: ``target`` cells are free of terrain, mobs and players (ignoring other moves)."""
     floor = state.world.floor
-    terrain = at(jnp.asarray(WALKABLE)[floor_map(state.world.block, state)], target, static, False)
-    no_mob = ~at(mob_grid(state.mobs, floor, static), target, static, True)
-    no_player = ~at(player_grid(state.players, static), target, static, True)
+    block = cell_values(state.world.block, floor, target, static, Block.OUT_OF_BOUNDS)
+    terrain = jnp.asarray(WALKABLE)[block]
+    no_mob = ~mob_at(state.mobs, floor, target)
+    no_player = ~player_at(state.players, target)
     return in_bounds(target, static) & terrain & no_mob & no_player
 
 

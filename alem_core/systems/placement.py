@@ -18,15 +18,14 @@ import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
 from alem_core.grid import (
-    at,
+    cell_values,
     faced_cell,
-    floor_map,
     in_bounds,
     may_pass_gate,
-    mob_grid,
+    mob_at,
     passes_gate_with,
-    player_grid,
-    set_cells,
+    player_at,
+    write_cells,
 )
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
@@ -55,14 +54,16 @@ def _free_target(state: State, static: StaticParams) -> tuple[jax.Array, jax.Arr
     """(P, 2) faced cells and (P,) bool: in bounds, no player, no mob, no item there."""
     target = faced_cell(state.players)
     floor = state.world.floor
-    busy = mob_grid(state.mobs, floor, static) | player_grid(state.players, static)
-    busy = busy | (floor_map(state.world.item, state) != Item.NONE)
-    return target, in_bounds(target, static) & ~at(busy, target, static, True)
+    busy = mob_at(state.mobs, floor, target) | player_at(state.players, target)
+    busy |= cell_values(state.world.item, floor, target, static, Item.NONE) != Item.NONE
+    return target, in_bounds(target, static) & ~busy
 
 
-def _block_ok(blocks: jax.Array, target: jax.Array, fill_water: bool, static: StaticParams):
+def _block_ok(
+    layers: jax.Array, floor: jax.Array, target: jax.Array, fill_water: bool, static: StaticParams
+):
     """(P,) bool: the faced block accepts a placed block (land; stone also fills water)."""
-    block = at(blocks, target, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(layers, floor, target, static, Block.OUT_OF_BOUNDS)
     ok = jnp.asarray(WALKABLE)[block]
     return ok | (block == Block.WATER) if fill_water else ok
 
@@ -85,17 +86,17 @@ def place_blocks(
     """Tables, furnaces, then stone; ``gate_u`` (P,) is the placing gate draw."""
     target, free = _free_target(state, static)
     floor = state.world.floor
-    blocks = floor_map(state.world.block, state)
+    layers = state.world.block
     players = state.players
     inventory, achievements = players.inventory, players.achievements
     for action, block, column, cost, role, fill_water, achievement in BLOCK_PLACEMENTS:
         ok = (actions == action) & free & (inventory[:, column] >= cost)
-        ok &= _block_ok(blocks, target, fill_water, static)
+        ok &= _block_ok(layers, floor, target, fill_water, static)  # sees earlier placements
         ok &= passes_gate_with(role, gate_u, params, static)
         inventory = inventory.at[:, column].add(-cost * ok)
         achievements = achievements.at[:, achievement].max(ok)
-        blocks = set_cells(blocks, target, jnp.full(ok.shape, block, jnp.int32), ok)
-    world = dataclasses.replace(state.world, block=state.world.block.at[floor].set(blocks))
+        layers = write_cells(layers, floor, target, jnp.full(ok.shape, block), ok)
+    world = dataclasses.replace(state.world, block=layers)
     players = dataclasses.replace(players, inventory=inventory, achievements=achievements)
     return dataclasses.replace(state, world=world, players=players)
 
@@ -107,38 +108,56 @@ def _first_claim(target: jax.Array, attempt: jax.Array) -> jax.Array:
     return attempt & ~(same & lower).any(axis=1)
 
 
-def torch_light(cells: jax.Array, placed: jax.Array, static: StaticParams) -> jax.Array:
-    """(H, W) light added by torches at ``cells`` (P, 2): 1 - d/5 within a 9x9 patch."""
-    rows, cols = jnp.arange(static.map_size[0]), jnp.arange(static.map_size[1])
-    dr = rows[None, :, None] - cells[:, 0, None, None]
-    dc = cols[None, None, :] - cells[:, 1, None, None]
-    inside = (jnp.abs(dr) <= TORCH_RADIUS) & (jnp.abs(dc) <= TORCH_RADIUS)
-    value = jnp.clip(1.0 - jnp.sqrt(dr**2 + dc**2) / TORCH_FALLOFF, 0.0, 1.0)
-    return (jnp.where(inside & placed[:, None, None], value, 0.0)).sum(axis=0)
+def torch_patch() -> jax.Array:
+    """(9, 9) light a torch adds around itself: 1 - d/5, clipped at 0."""
+    offsets = jnp.arange(-TORCH_RADIUS, TORCH_RADIUS + 1)
+    distance = jnp.sqrt(offsets[:, None] ** 2 + offsets[None, :] ** 2)
+    return jnp.clip(1.0 - distance / TORCH_FALLOFF, 0.0, 1.0)
+
+
+def add_torch_light(
+    light: jax.Array, floor: jax.Array, cells: jax.Array, placed: jax.Array
+) -> jax.Array:
+    """Add each placed torch's 9 x 9 patch to floor ``floor`` of ``light`` (L, H, W), clipped
+    to 1. Point updates of the 81 cells per torch, in index order since patches may overlap."""
+    offsets = jnp.arange(-TORCH_RADIUS, TORCH_RADIUS + 1)
+    patch = torch_patch().reshape(-1)
+    rows_off = jnp.repeat(offsets, offsets.size)
+    cols_off = jnp.tile(offsets, offsets.size)
+    for i in range(cells.shape[0]):  # P is small and static
+        window = jnp.stack([cells[i, 0] + rows_off, cells[i, 1] + cols_off], axis=-1)
+        inside = (window >= 0).all(-1) & (window[:, 0] < light.shape[1])
+        inside &= window[:, 1] < light.shape[2]
+        current = light[
+            floor,
+            jnp.clip(window[:, 0], 0, light.shape[1] - 1),
+            jnp.clip(window[:, 1], 0, light.shape[2] - 1),
+        ]
+        lit = jnp.minimum(current + patch, 1.0)
+        light = write_cells(light, floor, window, lit, inside & placed[i])
+    return light
 
 
 def place_torches_and_plants(state: State, actions: jax.Array, static: StaticParams) -> State:
     """Torches on item-placeable tiles, saplings on grass; the lowest index wins a cell."""
     target, free = _free_target(state, static)
     floor = state.world.floor
-    blocks = floor_map(state.world.block, state)
-    block = at(blocks, target, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(state.world.block, floor, target, static, Block.OUT_OF_BOUNDS)
     players = state.players
     torch = (actions == Action.PLACE_TORCH) & free & (players.inventory[:, Inv.TORCH] >= 1)
     torch = _first_claim(target, torch & jnp.asarray(ITEM_PLACEABLE)[block])
     plant = (actions == Action.PLACE_PLANT) & free & (players.inventory[:, Inv.SAPLING] >= 1)
     plant = _first_claim(target, plant & (block == Block.GRASS))
     plants, plant = _claim_plant_slots(state, target, plant)
-    items = set_cells(
-        floor_map(state.world.item, state), target, jnp.full_like(actions, Item.TORCH), torch
-    )
-    blocks = set_cells(blocks, target, jnp.full_like(actions, Block.PLANT), plant)
-    light = jnp.clip(floor_map(state.world.light, state) + torch_light(target, torch, static), 0, 1)
     world = dataclasses.replace(
         state.world,
-        block=state.world.block.at[floor].set(blocks),
-        item=state.world.item.at[floor].set(items),
-        light=state.world.light.at[floor].set(light),
+        block=write_cells(
+            state.world.block, floor, target, jnp.full_like(actions, Block.PLANT), plant
+        ),
+        item=write_cells(
+            state.world.item, floor, target, jnp.full_like(actions, Item.TORCH), torch
+        ),
+        light=add_torch_light(state.world.light, floor, target, torch),
     )
     inventory = players.inventory.at[:, Inv.TORCH].add(-torch.astype(jnp.int32))
     inventory = inventory.at[:, Inv.SAPLING].add(-plant.astype(jnp.int32))

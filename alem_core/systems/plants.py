@@ -10,6 +10,7 @@ import dataclasses
 import jax.numpy as jnp
 
 from alem_core.constants import Block
+from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.tables import RIPE_AGE
@@ -21,11 +22,11 @@ def grow_plants(state: State, params: Params, static: StaticParams) -> State:
     """Age every planted slot; a plant block whose slot reached ``RIPE_AGE`` becomes ripe."""
     plants = state.plants
     age = plants.age + plants.alive
-    blocks = state.world.block[OVERWORLD]
     rows, cols = plants.pos[:, 0], plants.pos[:, 1]
-    ripe = plants.alive & (age >= RIPE_AGE) & (blocks[rows, cols] == Block.PLANT)
-    blocks = blocks.at[jnp.where(ripe, rows, static.map_size[0]), cols].set(
-        Block.RIPE_PLANT, mode="drop"
+    ripe = (
+        plants.alive & (age >= RIPE_AGE) & (state.world.block[OVERWORLD, rows, cols] == Block.PLANT)
     )
-    world = dataclasses.replace(state.world, block=state.world.block.at[OVERWORLD].set(blocks))
+    ripe_block = jnp.full(ripe.shape, Block.RIPE_PLANT)
+    blocks = write_cells(state.world.block, OVERWORLD, plants.pos, ripe_block, ripe)
+    world = dataclasses.replace(state.world, block=blocks)
     return dataclasses.replace(state, world=world, plants=dataclasses.replace(plants, age=age))

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Block, MobClass, Projectile
-from alem_core.grid import in_bounds
+from alem_core.grid import in_bounds, write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.state import Entities, Players
 from alem_core.systems.combat import player_defence
@@ -113,8 +113,9 @@ def move_mob_projectiles(frame: Frame, static: StaticParams) -> Frame:
 
     station = (block == Block.CRAFTING_TABLE) | (block == Block.FURNACE)
     breaks = proj.alive & inside & station
-    rows = jnp.where(breaks, nxt[:, 0], static.map_size[0])  # out of range -> dropped
-    new_block = frame.block.at[rows, nxt[:, 1]].set(Block.PATH, mode="drop")
+    new_block = write_cells(
+        frame.block, frame.floor, nxt, jnp.full(breaks.shape, Block.PATH), breaks
+    )
 
     mob_pos, mob_alive = live_mobs(frame.mobs)
     mob_next = (same_cell(nxt, mob_pos) & mob_alive[None]).any(1)
