@@ -110,14 +110,43 @@ def _pettingzoo_ms(steps: int) -> float:
     return 1e3 * total / steps
 
 
-def measure(worlds: int, steps: int) -> dict[str, float | str]:
-    """Run every measurement and return the figures."""
-    import_s = _import_seconds()
+def _batched(static, params, worlds: int, steps: int, baked: bool) -> tuple[float, float]:
+    """(compile s, env-steps/s) for ``worlds`` worlds vmapped in a scan.
+
+    ``baked`` closes over ``params`` (constants XLA can fold, as the published package does);
+    otherwise they are traced arguments (one compiled step for every difficulty).
+    """
     import jax
-    import jax.numpy as jnp
 
     import alem_core
 
+    key = jax.random.key(0)
+    states = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)[1]))(
+        jax.random.split(key, worlds)
+    )
+    masks = jax.vmap(lambda s: alem_core.action_mask(s, params, static))(states)
+    rollout = jax.vmap(_scan_rollout(static, steps), in_axes=(0, 0, 0, None))
+    keys = jax.random.split(key, worlds)
+    if baked:
+        compiled, seconds = _aot(lambda k, s, m: rollout(k, s, m, params), keys, states, masks)
+        return seconds, _rate(compiled, (keys, states, masks), worlds * steps)
+    compiled, seconds = _aot(rollout, keys, states, masks, params)
+    return seconds, _rate(compiled, (keys, states, masks, params), worlds * steps)
+
+
+def measure(worlds: list[int], steps: int, pettingzoo: bool) -> dict[str, float | str]:
+    """Run every measurement and return the figures."""
+    import jax
+
+    import alem_core
+
+    figures: dict[str, float | str] = {
+        "machine": f"{platform.machine()} {os.cpu_count()} cpus",
+        "device": str(jax.devices()[0]),
+        "jax": jax.__version__,
+    }
+    if pettingzoo:
+        figures["import_s"] = _import_seconds()
     static = alem_core.StaticParams(player_count=3)
     params = alem_core.make_params("medium")
     key = jax.random.key(0)
@@ -125,62 +154,71 @@ def measure(worlds: int, steps: int) -> dict[str, float | str]:
     _, state = reset(key, params)
     mask = alem_core.action_mask(state, params, static)
     _, step_s = _aot(_policy_step(static), key, state, mask, params)
+    figures.update(
+        reset_compile_s=reset_s, step_compile_s=step_s, reset_plus_step_compile_s=reset_s + step_s
+    )
+    if pettingzoo:
+        figures["pettingzoo_step_ms"] = _pettingzoo_ms(200)
     one = jax.jit(_scan_rollout(static, steps))
-    single_rate = _rate(one, (key, state, mask, params), steps)
-    batched_reset = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)[1]))
-    states = batched_reset(jax.random.split(key, worlds))
-    masks = jax.vmap(lambda s: alem_core.action_mask(s, params, static))(states)
-    many = jax.vmap(_scan_rollout(static, steps), in_axes=(0, 0, 0, None))
-    many, batch_compile_s = _aot(many, jax.random.split(key, worlds), states, masks, params)
-    batch_rate = _rate(many, (jax.random.split(key, worlds), states, masks, params), worlds * steps)
-    return {
-        "machine": f"{platform.machine()} {os.cpu_count()} cpus, {jax.devices()[0].platform}",
-        "jax": jax.__version__,
-        "import_s": import_s,
-        "reset_compile_s": reset_s,
-        "step_compile_s": step_s,
-        "reset_plus_step_compile_s": reset_s + step_s,
-        "batched_scan_compile_s": batch_compile_s,
-        "pettingzoo_step_ms": _pettingzoo_ms(200),
-        "single_scan_steps_per_s": single_rate,
-        f"batched_{worlds}_steps_per_s": batch_rate,
-        "worlds": worlds,
-        "steps": steps,
-        "_jnp": str(jnp.float32),
-    }
+    figures["single_scan_steps_per_s"] = _rate(one, (key, state, mask, params), steps)
+    for n in worlds:
+        for baked in (False, True):
+            tag = f"batched_{n}_{'baked' if baked else 'traced'}"
+            figures[f"{tag}_compile_s"], figures[f"{tag}_steps_per_s"] = _batched(
+                static, params, n, steps, baked
+            )
+    figures["steps"] = steps
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worlds", type=int, default=64)
+    parser.add_argument("--worlds", type=int, nargs="+", default=[64])
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--json", default=None, help="write the figures here")
     parser.add_argument("--peer", default=None, help="peer figures from bench/peer_alem_env.py")
+    parser.add_argument(
+        "--no-pettingzoo",
+        action="store_true",
+        help="core only (no alem_pz import, e.g. on a GPU box)",
+    )
     args = parser.parse_args()
-    figures = measure(args.worlds, args.steps)
-    figures.pop("_jnp")
+    figures = measure(args.worlds, args.steps, pettingzoo=not args.no_pettingzoo)
     for name, value in figures.items():
         print(f"{name:32s} {value:.4g}" if isinstance(value, float) else f"{name:32s} {value}")
     if args.peer:
-        _compare(figures, args.peer, args.worlds)
+        _compare(figures, args.peer, args.worlds[0])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=2)
 
 
 def _compare(ours: dict, peer_path: str, worlds: int) -> None:
+    """Print ours / peer for the rows measured the same way on both sides."""
     with open(peer_path) as f:
-        peer = json.load(f)
-    print("\nratio ours / peer (overworld-only peer variant, like with like):")
-    for ours_key, peer_key, higher_is_better in (
-        ("reset_plus_step_compile_s", "reset_plus_step_compile_s", False),
-        ("pettingzoo_step_ms", "single_step_ms", False),
-        (f"batched_{worlds}_steps_per_s", f"batched_{worlds}_steps_per_s", True),
-    ):
-        if ours_key in ours and peer_key in peer:
-            ratio = ours[ours_key] / peer[peer_key]
-            better = ratio if higher_is_better else 1 / ratio
-            print(f"  {ours_key:32s} {ours[ours_key]:.4g} vs {peer[peer_key]:.4g}: {better:.2f}x")
+        peer_file = json.load(f)
+    peer = next(r for r in peer_file["results"] if r["env"].endswith("Debug"))
+    peer_compile = peer["compile_reset_s"] + peer["compile_step_env_s"]
+    rows = (
+        ("reset + step compile (s)", ours["reset_plus_step_compile_s"], peer_compile, False),
+        ("step from Python (ms)", ours["pettingzoo_step_ms"], peer["step_latency_ms"], False),
+        (
+            f"{worlds} worlds, params baked (env-steps/s)",
+            ours[f"batched_{worlds}_baked_steps_per_s"],
+            peer["scan_step_env_sps"],
+            True,
+        ),
+        (
+            f"{worlds} worlds, params traced (env-steps/s)",
+            ours[f"batched_{worlds}_traced_steps_per_s"],
+            peer["scan_step_env_sps"],
+            True,
+        ),
+    )
+    print(f"\nvs {peer_file['package']} ({peer['env']}, jax {peer_file['jax']}):")
+    for name, mine, theirs, higher_is_better in rows:
+        factor = mine / theirs if higher_is_better else theirs / mine
+        print(f"  {name:34s} ours {mine:9.4g}  peer {theirs:9.4g}  ours better by {factor:.2f}x")
 
 
 if __name__ == "__main__":
