@@ -47,6 +47,19 @@ def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, objec
     }
 
 
+def _enable_compilation_cache() -> None:
+    """Reuse compiled code across runs of the demo (an app may set this; the library does not)."""
+    import os
+    from pathlib import Path
+
+    import jax
+
+    if not os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "alem" / "jax"
+        jax.config.update("jax_compilation_cache_dir", str(cache))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run a short random-team alem episode.")
     parser.add_argument("--steps", type=int, default=300)
@@ -54,6 +67,7 @@ def main() -> None:
     parser.add_argument("--difficulty", default="medium")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    _enable_compilation_cache()
     summary = run(args.steps, args.players, args.difficulty, args.seed)
     per_step = 1e3 * summary["play_seconds"] / max(summary["steps"] - 1, 1)
     print(f"steps played      {summary['steps']}")
