@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 import jax
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,18 @@ class Params:
     alpha_max: float = 0.85
     alpha: float = field(default=0.0)
     """The α the execution parameters were derived from (0 for "none"); reported in info."""
+
+    def as_arrays(self) -> Params:
+        """The same params as numpy scalars of fixed dtypes (bool, int32, float32 by field).
+
+        Passing these to a jitted function never retraces, whatever Python types the values
+        had (``1`` vs ``1.0``), and they pack into fixed buffers (``alem_core.packing``).
+        """
+        values = {}
+        for f in dataclasses.fields(self):
+            dtype = {bool: np.bool_, int: np.int32, float: np.float32}[type(f.default)]
+            values[f.name] = np.asarray(getattr(self, f.name), dtype)
+        return dataclasses.replace(self, **values)
 
     def replace(self, **changes: object) -> Params:
         """Return a copy with ``changes`` applied; unknown names raise a clear error."""

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -59,6 +59,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 import alem_core
+from alem_core.packing import PyTreePacker
 
 NOOP = 0
 OBS_HIGH = 100.0
@@ -83,32 +84,62 @@ def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, alive)
     return jnp.concatenate([obs.astype(jnp.float32), mask.astype(jnp.float32), *columns], axis=1)
 
 
+class CompiledCore(NamedTuple):
+    """Jitted entry points for one ``StaticParams``. State and params cross the host boundary
+    as a few packed buffers (``alem_core.packing``): ~100 separate leaves cost more dispatch
+    time than the step itself."""
+
+    reset: Callable
+    step: Callable
+    pack_state: Callable
+    unpack_state: Callable
+    pack_params: Callable
+
+
 @functools.cache
-def compiled_core(static: alem_core.StaticParams) -> tuple[Callable, Callable]:
-    """The jitted ``(reset, step)`` pair for one ``StaticParams``, shared by all envs.
+def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
+    """The jitted functions for one ``StaticParams``, shared by all envs.
 
-    Both split the env's key inside the jitted call (an eager split costs ~100 µs) and return
-    ``(next_key, state, packed)`` with ``packed`` as in ``_pack``.
+    ``reset`` and ``step`` split the env's key inside the jitted call (an eager split costs
+    ~100 µs) and return ``(next_key, state buffers, packed)`` with ``packed`` as in ``_pack``.
     """
+    params_example = alem_core.make_params("medium").as_arrays()
+    params_packer = PyTreePacker(params_example)
+    state_shape = jax.eval_shape(
+        lambda k: alem_core.reset(k, params_example, static)[1], jax.random.key(0)
+    )
+    state_packer = PyTreePacker(state_shape)
 
-    def reset(key: jax.Array, params: alem_core.Params):
+    def reset(key: jax.Array, params_buffers):
+        params = params_packer.unpack(params_buffers)
         key, sub = jax.random.split(key)
         obs, state = alem_core.reset(sub, params, static)
         mask = alem_core.action_mask(state, params, static)
         p = static.player_count
         no = jnp.zeros((p,), bool)
         alive = state.players.alive
-        return key, state, _pack(obs, mask, jnp.zeros((p,), jnp.float32), no, no, alive)
+        packed = _pack(obs, mask, jnp.zeros((p,), jnp.float32), no, no, alive)
+        return key, state_packer.pack(state), packed
 
-    def step(key: jax.Array, state, actions: jax.Array, params: alem_core.Params):
+    def step(key: jax.Array, state_buffers, actions: jax.Array, params_buffers):
+        params = params_packer.unpack(params_buffers)
+        state = state_packer.unpack(state_buffers)
         key, sub = jax.random.split(key)
         obs, state, reward, terminated, truncated, info = alem_core.step(
             sub, state, actions, params, static
         )
         packed = _pack(obs, info["action_mask"], reward, terminated, truncated, info["alive"])
-        return key, state, packed
+        return key, state_packer.pack(state), packed
 
-    return jax.jit(reset), jax.jit(step)
+    return CompiledCore(
+        reset=jax.jit(reset),
+        step=jax.jit(step, donate_argnums=1),
+        pack_state=jax.jit(state_packer.pack),
+        unpack_state=jax.jit(state_packer.unpack),
+        pack_params=lambda params: tuple(
+            jnp.asarray(b) for b in params_packer.pack(params.as_arrays())
+        ),
+    )
 
 
 def key_from_seed(seed: int) -> jax.Array:
@@ -117,11 +148,6 @@ def key_from_seed(seed: int) -> jax.Array:
         raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
     words = np.random.SeedSequence(int(seed)).generate_state(2, dtype=np.uint32)
     return jnp.asarray(words)
-
-
-def _device_params(params: alem_core.Params) -> alem_core.Params:
-    """Params as device arrays with fixed dtypes, so no call re-converts or retraces them."""
-    return jax.device_put(jax.tree.map(np.asarray, params))
 
 
 def _as_int(value: Any) -> int | None:
@@ -187,7 +213,7 @@ class AlemParallelEnv(ParallelEnv):
         self.agents = []
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._build_spaces()
-        self._params_dev = _device_params(self.params)
+        self._params_buffers = compiled_core(self.static).pack_params(self.params)
         self._key: jax.Array | None = None
         self._state = None
         self._obs: np.ndarray | None = None
@@ -281,8 +307,8 @@ class AlemParallelEnv(ParallelEnv):
             self._key = key_from_seed(seed)
         elif self._key is None:
             self._key = jnp.asarray(np.random.SeedSequence().generate_state(2, dtype=np.uint32))
-        reset_fn, _ = compiled_core(self.static)
-        self._key, self._state, packed = reset_fn(self._key, self._params_dev)
+        core = compiled_core(self.static)
+        self._key, self._state, packed = core.reset(self._key, self._params_buffers)
         self.agents = self.possible_agents[:]
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
         return obs, infos
@@ -300,9 +326,9 @@ class AlemParallelEnv(ParallelEnv):
             that acted; flags are Python ``bool``, rewards Python ``float``.
         """
         action_array = self._validate(actions)
-        _, step_fn = compiled_core(self.static)
-        self._key, self._state, packed = step_fn(
-            self._key, self._state, action_array, self._params_dev
+        core = compiled_core(self.static)
+        self._key, self._state, packed = core.step(
+            self._key, self._state, action_array, self._params_buffers
         )
         acting = self.agents
         obs, rewards, terms, truncs, infos = self._unpack(jax.device_get(packed), acting)
@@ -381,10 +407,17 @@ class AlemParallelEnv(ParallelEnv):
 
     @property
     def core_state(self) -> alem_core.State:
-        """The ``alem_core.State`` of the running episode (read-only by convention)."""
+        """The ``alem_core.State`` of the running episode (a copy: edit it and assign it back)."""
         if self._state is None:
             raise RuntimeError("core_state read before reset(); call reset() first")
-        return self._state
+        return compiled_core(self.static).unpack_state(self._state)
+
+    @core_state.setter
+    def core_state(self, state: alem_core.State) -> None:
+        """Replace the running episode's state (scenario set-up, tests)."""
+        if self._state is None:
+            raise RuntimeError("core_state set before reset(); call reset() first")
+        self._state = compiled_core(self.static).pack_state(state)
 
     def state(self) -> np.ndarray:
         """(P·D,) float32 global state: every agent's latest observation, in agent order."""

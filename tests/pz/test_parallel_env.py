@@ -177,7 +177,7 @@ def test_envs_with_equal_static_share_compiled_functions(make_env):
     make_env().reset(seed=0)
     make_env(difficulty="hard", params={"friendly_fire": False}).reset(seed=0)
     assert compiled_core(SMALL) is compiled_core(SMALL)
-    _, step_fn = compiled_core(SMALL)
+    step_fn = compiled_core(SMALL).step
     before = step_fn._cache_size()
     for difficulty in ("easy", "hard"):
         env = make_env(difficulty=difficulty)
@@ -280,10 +280,11 @@ def test_bad_constructor_arguments_raise_clearly():
 
 def kill(env, *indices):
     """Set the health of players ``indices`` to 0 in the env's core state."""
-    players = env._state.players
+    state = env.core_state
+    players = state.players
     dead = jnp.zeros_like(players.alive).at[jnp.asarray(indices)].set(True)
-    env._state = dataclasses.replace(
-        env._state,
+    env.core_state = dataclasses.replace(
+        state,
         players=dataclasses.replace(
             players,
             health=jnp.where(dead, 0.0, players.health),
