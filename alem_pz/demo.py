@@ -43,6 +43,7 @@ def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, objec
         "play_seconds": end - first_step,
         "alive_at_end": int(np.asarray(env.core_state.players.alive).sum()),
         "returns": returns,
+        "shared_reward": bool(env.params.shared_reward),
         "achievements": [Achievement(i).name for i in np.flatnonzero(unlocked)],
     }
 
@@ -76,6 +77,8 @@ def main() -> None:
         f"{summary['play_seconds']:.1f} to play ({per_step:.1f} ms/step)"
     )
     print(f"alive at the end  {summary['alive_at_end']} of {args.players}")
+    mode = "shared: each agent gets the team sum" if summary["shared_reward"] else "individual"
+    print(f"reward mode       {mode}")
     print("returns           " + ", ".join(f"{a}: {r:.1f}" for a, r in summary["returns"].items()))
     print(
         f"achievements ({len(summary['achievements'])} unlocked by the team): "
