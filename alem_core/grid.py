@@ -11,7 +11,7 @@ import numpy as np
 
 from alem_core.constants import ROLE_OF_INDEX, Block
 from alem_core.params import Params, StaticParams
-from alem_core.state import Entities, Mobs, Players, State
+from alem_core.state import Entities, Mobs, Players
 
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]], np.int32)
 """(5, 2) step by facing/move code: 0 none, 1 left (west), 2 right, 3 up (north), 4 down."""
@@ -44,14 +44,6 @@ def faced_cell(players: Players) -> jax.Array:
     return players.pos + jnp.asarray(DIRECTIONS)[players.facing]
 
 
-def floor_map(layers: jax.Array, state: State) -> jax.Array:
-    """The current floor's slice of a per-floor array (L, H, W) -> (H, W).
-
-    Prefer ``cell_values`` when only a few cells are needed: it gathers them directly.
-    """
-    return layers[state.world.floor]
-
-
 def cell_values(
     layers: jax.Array, floor: jax.Array, pos: jax.Array, static: StaticParams, fill: object = 0
 ) -> jax.Array:
@@ -59,12 +51,6 @@ def cell_values(
     out-of-bounds positions give ``fill``."""
     safe = clip_pos(pos, static)
     return jnp.where(in_bounds(pos, static), layers[floor, safe[..., 0], safe[..., 1]], fill)
-
-
-def at(grid: jax.Array, pos: jax.Array, static: StaticParams, fill: object = 0) -> jax.Array:
-    """Gather ``grid[pos]`` for positions (..., 2); out-of-bounds positions give ``fill``."""
-    safe = clip_pos(pos, static)
-    return jnp.where(in_bounds(pos, static), grid[safe[..., 0], safe[..., 1]], fill)
 
 
 def player_at(players: Players, cells: jax.Array, only_alive: bool = False) -> jax.Array:

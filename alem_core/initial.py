@@ -136,9 +136,6 @@ def potion_permutation(key: jax.Array) -> jax.Array:
     return jax.random.permutation(key, NUM_POTIONS).astype(jnp.int32)
 
 
-__all__ = ["Entities", "empty_mobs", "initial_players", "initial_state", "spawn_positions"]
-
-
 def roll_slot_status(
     key: jax.Array,
     entities: Entities,

@@ -209,10 +209,7 @@ def _none_overrides() -> dict[str, object]:
 
 def parse_difficulty(difficulty: str | float | int) -> float | None:
     """Map "none" | "easy" | "medium" | "hard" | α in [0, 1] to α (None for "none")."""
-    if isinstance(difficulty, bool):
-        raise ValueError(
-            f"difficulty must be a preset name or a number in [0, 1], got {difficulty!r}"
-        )
+    value: float | None = None
     if isinstance(difficulty, str):
         name = difficulty.strip().lower()
         if name == "none":
@@ -222,18 +219,14 @@ def parse_difficulty(difficulty: str | float | int) -> float | None:
         try:
             value = float(name)
         except ValueError:
-            raise ValueError(
-                f"difficulty must be 'none', 'easy', 'medium', 'hard' or a number in [0, 1], "
-                f"got {difficulty!r}"
-            ) from None
-    elif isinstance(difficulty, (int, float)):
+            value = None
+    elif isinstance(difficulty, (int, float)) and not isinstance(difficulty, bool):
         value = float(difficulty)
-    else:
+    if value is None or math.isnan(value) or not 0.0 <= value <= 1.0:
         raise ValueError(
-            f"difficulty must be a preset name or a number in [0, 1], got {difficulty!r}"
+            "difficulty must be 'none', 'easy', 'medium', 'hard' or a number α in [0, 1], "
+            f"got {difficulty!r}"
         )
-    if not (0.0 <= value <= 1.0) or math.isnan(value):
-        raise ValueError(f"difficulty α must lie in [0, 1], got {difficulty!r}")
     return value
 
 

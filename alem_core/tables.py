@@ -252,12 +252,6 @@ RECIPE_ROLE = np.array([r[5] for r in _RECIPES], np.int32)
 RECIPE_KIND = np.array([r[6] for r in _RECIPES], np.int32)
 RECIPE_COLUMN = np.array([r[7] for r in _RECIPES], np.int32)
 RECIPE_AMOUNT = np.array([r[8] for r in _RECIPES], np.int32)
-NUM_RECIPES = len(_RECIPES)
-
-# --- Placing (GAME.md §4.3) ----------------------------------------------------------------------
-
-PLACE_TABLE_WOOD = 2
-PLACE_FURNACE_STONE = 1
 
 # --- Players (GAME.md §3) ------------------------------------------------------------------------
 
@@ -311,7 +305,6 @@ MOB_DEFENCE[[0, 2], 7] = (0.9, 0.0, 1.0)
 
 MELEE_COOLDOWN = 5
 RANGED_COOLDOWN = 4
-DESPAWN_DISTANCE_DEFAULT = 14
 MELEE_CHASE_PROB = 0.75
 MELEE_CHASE_DISTANCE = 10
 RANGED_KEEP_INTENT_PROB = 0.15
