@@ -1,6 +1,7 @@
-"""Small shared helpers on grids, positions, occupancy and role gates.
+"""Small shared helpers on grids, positions and occupancy.
 
-Every system uses these so that a rule (what blocks a move, who may pass a gate) is stated once.
+Every system uses these so that a rule (what blocks a move, what is adjacent) is stated once;
+role gates live in ``specialisation.py``.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.constants import ROLE_OF_INDEX, Block
-from alem_core.params import Params, StaticParams
+from alem_core.constants import Block
+from alem_core.params import StaticParams
 from alem_core.state import Entities, Mobs, Players
 
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]], np.int32)
@@ -20,11 +21,6 @@ NEIGHBOURS_8 = np.array(
     [[-1, -1], [-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0], [1, 1]], np.int32
 )
 """(8, 2) offsets of the 8 surrounding cells ("adjacent" everywhere in alem)."""
-
-
-def roles(static: StaticParams) -> jax.Array:
-    """(P,) int32 role of each agent: warrior, forager, miner for i mod 3 = 0, 1, 2."""
-    return jnp.array([ROLE_OF_INDEX[i % 3] for i in range(static.player_count)], jnp.int32)
 
 
 def in_bounds(pos: jax.Array, static: StaticParams) -> jax.Array:
@@ -86,34 +82,6 @@ def adjacent_block(
     return (cell_values(layers, floor, cells, static, Block.INVALID) == block).any(axis=1)
 
 
-def passes_gate_with(
-    required_role: jax.Array, u: jax.Array, params: Params, static: StaticParams
-) -> jax.Array:
-    """(P,) bool: each agent passes the role gate of an action needing ``required_role``.
-
-    ``required_role`` is a scalar or (P,) role id; -1 means ungated. ``u`` (P,) holds the
-    subsystem's draws (``gate_draws``: one per agent per subsystem per step, GAME.md §5.4).
-    Hard mode: only the role holder passes. Soft mode: the holder passes w.p.
-    ``specialist_efficiency``, others w.p. ``non_specialist_efficiency``.
-    """
-    agent_roles = roles(static)
-    holder = agent_roles == required_role
-    soft_pass = jnp.where(
-        holder, u < params.specialist_efficiency, u < params.non_specialist_efficiency
-    )
-    gated_pass = jnp.where(params.soft_specialization, soft_pass, holder)
-    return (required_role < 0) | gated_pass
-
-
-def may_pass_gate(required_role: jax.Array, params: Params, static: StaticParams) -> jax.Array:
-    """(P,) bool for the action mask: the gate can be passed (role holder, or soft mode)."""
-    required_role = jnp.asarray(required_role)
-    agent_roles = roles(static)
-    if required_role.ndim >= 2:  # (1, R) tables of gates: agents along the first axis
-        agent_roles = agent_roles.reshape((-1,) + (1,) * (required_role.ndim - 1))
-    return (required_role < 0) | (agent_roles == required_role) | params.soft_specialization
-
-
 def write_cells(
     layers: jax.Array, floor: jax.Array, cells: jax.Array, values: jax.Array, write: jax.Array
 ) -> jax.Array:
@@ -125,8 +93,3 @@ def write_cells(
     """
     rows = jnp.where(write, cells[:, 0], layers.shape[1])
     return layers.at[floor, rows, cells[:, 1]].set(values.astype(layers.dtype), mode="drop")
-
-
-def gate_draws(key: jax.Array, static: StaticParams) -> jax.Array:
-    """(P,) uniforms for one subsystem's role gates: one draw per agent per step (GAME.md §5.4)."""
-    return jax.random.uniform(key, (static.player_count,))

@@ -22,7 +22,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_REQUESTS, Inv, Role
-from alem_core.grid import roles
 from alem_core.observation_parts import (
     VIEW_CENTRE,
     VIEW_COLS,
@@ -32,6 +31,7 @@ from alem_core.observation_parts import (
     view_order,
 )
 from alem_core.params import Params, StaticParams
+from alem_core.specialisation import roles
 from alem_core.state import Players, State
 
 NUM_SECTORS = 8

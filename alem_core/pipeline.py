@@ -23,11 +23,11 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
-from alem_core.grid import gate_draws
 from alem_core.masking import action_mask
 from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
 from alem_core.reward import reward_parts
+from alem_core.specialisation import gate_draws
 from alem_core.state import State
 from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs

@@ -16,7 +16,6 @@ from alem_core.constants import (
     Action,
     Block,
     Inv,
-    Role,
 )
 
 A = Achievement
@@ -152,18 +151,16 @@ MOB_SPAWN_TILE[[Block.GRASS, Block.PATH, Block.FIRE_GRASS, Block.ICE_GRASS]] = T
 # --- Crafting (GAME.md §4.2), rows in resolution order -------------------------------------------
 
 CRAFT_TOOL, CRAFT_COUNT, CRAFT_ARMOUR = 0, 1, 2
-_NO_ROLE = -1
 _RECIPES = (
-    # action, {cost}, table, furnace, diamond (forge when crafting coordination), role,
+    # action, {cost}, table, furnace, diamond (forge when crafting coordination),
     # output kind, output column, output level or amount
-    (Action.MAKE_WOOD_PICKAXE, {Inv.WOOD: 1}, 1, 0, 0, Role.MINER, CRAFT_TOOL, Inv.PICKAXE, 1),
+    (Action.MAKE_WOOD_PICKAXE, {Inv.WOOD: 1}, 1, 0, 0, CRAFT_TOOL, Inv.PICKAXE, 1),
     (
         Action.MAKE_STONE_PICKAXE,
         {Inv.WOOD: 1, Inv.STONE: 1},
         1,
         0,
         0,
-        Role.MINER,
         CRAFT_TOOL,
         Inv.PICKAXE,
         2,
@@ -174,7 +171,6 @@ _RECIPES = (
         1,
         1,
         0,
-        Role.MINER,
         CRAFT_TOOL,
         Inv.PICKAXE,
         3,
@@ -185,19 +181,17 @@ _RECIPES = (
         1,
         0,
         1,
-        Role.MINER,
         CRAFT_TOOL,
         Inv.PICKAXE,
         4,
     ),
-    (Action.MAKE_WOOD_SWORD, {Inv.WOOD: 1}, 1, 0, 0, _NO_ROLE, CRAFT_TOOL, Inv.SWORD, 1),
+    (Action.MAKE_WOOD_SWORD, {Inv.WOOD: 1}, 1, 0, 0, CRAFT_TOOL, Inv.SWORD, 1),
     (
         Action.MAKE_STONE_SWORD,
         {Inv.WOOD: 1, Inv.STONE: 1},
         1,
         0,
         0,
-        Role.WARRIOR,
         CRAFT_TOOL,
         Inv.SWORD,
         2,
@@ -208,7 +202,6 @@ _RECIPES = (
         1,
         1,
         0,
-        Role.WARRIOR,
         CRAFT_TOOL,
         Inv.SWORD,
         3,
@@ -219,25 +212,23 @@ _RECIPES = (
         1,
         0,
         1,
-        Role.WARRIOR,
         CRAFT_TOOL,
         Inv.SWORD,
         4,
     ),
-    (Action.MAKE_IRON_ARMOUR, {Inv.IRON: 3, Inv.COAL: 3}, 1, 1, 0, _NO_ROLE, CRAFT_ARMOUR, 0, 1),
-    (Action.MAKE_DIAMOND_ARMOUR, {Inv.DIAMOND: 3}, 1, 0, 1, _NO_ROLE, CRAFT_ARMOUR, 0, 2),
+    (Action.MAKE_IRON_ARMOUR, {Inv.IRON: 3, Inv.COAL: 3}, 1, 1, 0, CRAFT_ARMOUR, 0, 1),
+    (Action.MAKE_DIAMOND_ARMOUR, {Inv.DIAMOND: 3}, 1, 0, 1, CRAFT_ARMOUR, 0, 2),
     (
         Action.MAKE_ARROW,
         {Inv.WOOD: 1, Inv.STONE: 1},
         1,
         0,
         0,
-        Role.WARRIOR,
         CRAFT_COUNT,
         Inv.ARROW,
         2,
     ),
-    (Action.MAKE_TORCH, {Inv.WOOD: 1, Inv.COAL: 1}, 1, 0, 0, Role.MINER, CRAFT_COUNT, Inv.TORCH, 4),
+    (Action.MAKE_TORCH, {Inv.WOOD: 1, Inv.COAL: 1}, 1, 0, 0, CRAFT_COUNT, Inv.TORCH, 4),
 )
 
 RECIPE_ACTION = np.array([r[0] for r in _RECIPES], np.int32)
@@ -248,18 +239,15 @@ for _row, _recipe in enumerate(_RECIPES):
 RECIPE_TABLE = np.array([r[2] for r in _RECIPES], bool)
 RECIPE_FURNACE = np.array([r[3] for r in _RECIPES], bool)
 RECIPE_DIAMOND = np.array([r[4] for r in _RECIPES], bool)
-RECIPE_ROLE = np.array([r[5] for r in _RECIPES], np.int32)
-RECIPE_KIND = np.array([r[6] for r in _RECIPES], np.int32)
-RECIPE_COLUMN = np.array([r[7] for r in _RECIPES], np.int32)
-RECIPE_AMOUNT = np.array([r[8] for r in _RECIPES], np.int32)
+RECIPE_KIND = np.array([r[5] for r in _RECIPES], np.int32)
+RECIPE_COLUMN = np.array([r[6] for r in _RECIPES], np.int32)
+RECIPE_AMOUNT = np.array([r[7] for r in _RECIPES], np.int32)
 
 # --- Players (GAME.md §3) ------------------------------------------------------------------------
 
 SWORD_DAMAGE = np.array([1.0, 2.0, 3.0, 5.0, 8.0], np.float32)
 """Physical melee damage by sword tier 0-4."""
 
-WARRIOR_MELEE_MULTIPLIER = 2.0
-FORAGER_CAPACITY_MULTIPLIER = 3
 SLEEP_DAMAGE_MULTIPLIER = 3.5
 DRINK_AMOUNT = 4
 PLANT_FOOD = 4

@@ -18,9 +18,10 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass, Role
-from alem_core.grid import faced_cell, passes_gate_with
+from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass
+from alem_core.grid import faced_cell
 from alem_core.params import Params, StaticParams
+from alem_core.specialisation import JOB_ROLE, passes_gate_with
 from alem_core.state import Entities, State
 from alem_core.systems.combat import damage_to_mobs, player_melee_damage
 from alem_core.tables import COW_FOOD, EAT_PASSIVE, FLOOR_DEFEAT_MELEE, FLOOR_DEFEAT_RANGED
@@ -113,7 +114,7 @@ def _eat_passive(
     )
     credit = hits & killed[None, :]
     players = state.players
-    fed = credit.any(axis=1) & passes_gate_with(Role.FORAGER, forager_u, params, static)
+    fed = credit.any(axis=1) & passes_gate_with(JOB_ROLE["eat_passive"], forager_u, params, static)
     bonus = jnp.where(coordinated, jnp.where(ents.hard[floor], 3, 2), 1)
     food_gain = (credit * (COW_FOOD * bonus)[None, :]).max(axis=1)
     eat = jnp.asarray(EAT_PASSIVE)[ents.kind[floor]]

@@ -9,11 +9,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Inv, Role
-from alem_core.grid import roles
+from alem_core.constants import Inv
 from alem_core.params import StaticParams
+from alem_core.specialisation import MELEE_MULTIPLIER, role_perk
 from alem_core.state import Players
-from alem_core.tables import MOB_DEFENCE, SWORD_DAMAGE, WARRIOR_MELEE_MULTIPLIER
+from alem_core.tables import MOB_DEFENCE, SWORD_DAMAGE
 
 
 def player_defence(players: Players) -> jax.Array:
@@ -37,9 +37,8 @@ def damage_to_mobs(raw: jax.Array, mob_class: int, kind: jax.Array) -> jax.Array
 
 def player_melee_damage(players: Players, static: StaticParams) -> jax.Array:
     """(P, 3) each player's melee damage vector (GAME.md §3.5)."""
-    warrior = roles(static) == Role.WARRIOR
     base = jnp.asarray(SWORD_DAMAGE)[players.inventory[:, Inv.SWORD]]
-    base = base * jnp.where(warrior, WARRIOR_MELEE_MULTIPLIER, 1.0)
+    base = base * role_perk(MELEE_MULTIPLIER, static)
     strength_scale = 1.0 + 0.25 * (players.strength - 1)
     enchant = 0.5 * base * (1.0 + 0.05 * (players.intelligence - 1))
     fire = jnp.where(players.sword_enchant == 1, enchant, 0.0)

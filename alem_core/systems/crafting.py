@@ -23,10 +23,9 @@ from alem_core.grid import (
     NEIGHBOURS_8,
     adjacent_block,
     cell_values,
-    may_pass_gate,
-    passes_gate_with,
 )
 from alem_core.params import Params, StaticParams
+from alem_core.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
 from alem_core.state import State
 from alem_core.tables import (
     CRAFT_ARMOUR,
@@ -39,9 +38,11 @@ from alem_core.tables import (
     RECIPE_DIAMOND,
     RECIPE_FURNACE,
     RECIPE_KIND,
-    RECIPE_ROLE,
     RECIPE_TABLE,
 )
+
+RECIPE_ROLE = ACTION_ROLE[RECIPE_ACTION]
+"""(R,) role gate of each recipe, from the one gate table."""
 
 ACTION_TO_RECIPE = np.full(len(Action), -1, np.int32)
 ACTION_TO_RECIPE[RECIPE_ACTION] = np.arange(len(RECIPE_ACTION))

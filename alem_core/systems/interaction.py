@@ -16,17 +16,17 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Achievement, Action, Block, Inv, Role
+from alem_core.constants import Achievement, Action, Block, Inv
 from alem_core.grid import (
     cell_values,
     faced_cell,
     in_bounds,
     mob_at,
-    passes_gate_with,
     player_at,
     write_cells,
 )
 from alem_core.params import Params, StaticParams
+from alem_core.specialisation import JOB_ROLE, passes_gate_with
 from alem_core.state import State
 from alem_core.systems.intrinsics import capacities
 from alem_core.tables import (
@@ -73,15 +73,16 @@ def interact_blocks(
     facts = do_targets(state, actions, static)
     on, block, cell = facts["on"], facts["block"], facts["cell"]
     players = state.players
-    forager_ok = passes_gate_with(Role.FORAGER, forager_u, params, static)
     caps = capacities(players, static)
     mined = on & can_mine(state, block)
     column = jnp.maximum(jnp.asarray(MINE_ITEM)[block], 0)
     inventory = players.inventory.at[jnp.arange(static.player_count), column].add(mined)
-    sapling = on & (block == Block.GRASS) & forager_ok
+    sapling = on & (block == Block.GRASS)
+    sapling &= passes_gate_with(JOB_ROLE["sapling"], forager_u, params, static)
     sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
     inventory = inventory.at[:, Inv.SAPLING].add(sapling)
-    drinks = on & ((block == Block.WATER) | (block == Block.FOUNTAIN)) & forager_ok
+    drinks = on & ((block == Block.WATER) | (block == Block.FOUNTAIN))
+    drinks &= passes_gate_with(JOB_ROLE["drink"], forager_u, params, static)
     eats = on & (block == Block.RIPE_PLANT)
     achievements = players.achievements.at[:, Achievement.COLLECT_DRINK].max(drinks)
     achievements = achievements.at[:, Achievement.EAT_PLANT].max(eats)

@@ -12,19 +12,18 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Achievement, Action, Block, Role
-from alem_core.grid import adjacent_block, roles
+from alem_core.constants import Achievement, Action, Block
+from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
+from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
 from alem_core.state import Players, State
-from alem_core.tables import FORAGER_CAPACITY_MULTIPLIER
 
 BOSS_FLOOR = 8
 
 
 def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
     """Per-player maxima (P,) recomputed from attributes every step (GAME.md §3.1)."""
-    forager = roles(static) == Role.FORAGER
-    needs = (7 + 2 * players.dexterity) * jnp.where(forager, FORAGER_CAPACITY_MULTIPLIER, 1)
+    needs = (7 + 2 * players.dexterity) * role_perk(CAPACITY_MULTIPLIER, static)
     return {
         "health": (8 + players.strength).astype(jnp.float32),
         "food": needs,

@@ -16,35 +16,32 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
+from alem_core.constants import Achievement, Action, Block, Inv, Item
 from alem_core.grid import (
     cell_values,
     faced_cell,
     in_bounds,
-    may_pass_gate,
     mob_at,
-    passes_gate_with,
     player_at,
     write_cells,
 )
 from alem_core.params import Params, StaticParams
+from alem_core.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
 from alem_core.state import State
 from alem_core.tables import ITEM_PLACEABLE, WALKABLE
 
-NO_ROLE = -1
 BLOCK_PLACEMENTS = (
-    # action, block placed, cost column, cost, role gate, may also fill water, achievement
+    # action, block placed, cost column, cost, may also fill water, achievement (role: ACTION_ROLE)
     (
         Action.PLACE_TABLE,
         Block.CRAFTING_TABLE,
         Inv.WOOD,
         2,
-        NO_ROLE,
         False,
         Achievement.PLACE_TABLE,
     ),
-    (Action.PLACE_FURNACE, Block.FURNACE, Inv.STONE, 1, NO_ROLE, False, Achievement.PLACE_FURNACE),
-    (Action.PLACE_STONE, Block.STONE, Inv.STONE, 1, Role.MINER, True, Achievement.PLACE_STONE),
+    (Action.PLACE_FURNACE, Block.FURNACE, Inv.STONE, 1, False, Achievement.PLACE_FURNACE),
+    (Action.PLACE_STONE, Block.STONE, Inv.STONE, 1, True, Achievement.PLACE_STONE),
 )
 TORCH_RADIUS = 4
 TORCH_FALLOFF = 5.0
@@ -72,8 +69,9 @@ def placement_mask(state: State, params: Params, static: StaticParams) -> dict[i
     """(P,) bool per placing action for the action mask (materials, and role for stone)."""
     inventory = state.players.inventory
     mask = {
-        int(action): (inventory[:, column] >= cost) & may_pass_gate(role, params, static)
-        for action, _, column, cost, role, _, _ in BLOCK_PLACEMENTS
+        int(action): (inventory[:, column] >= cost)
+        & may_pass_gate(ACTION_ROLE[action], params, static)
+        for action, _, column, cost, _, _ in BLOCK_PLACEMENTS
     }
     mask[int(Action.PLACE_TORCH)] = inventory[:, Inv.TORCH] >= 1
     mask[int(Action.PLACE_PLANT)] = inventory[:, Inv.SAPLING] >= 1
@@ -89,10 +87,10 @@ def place_blocks(
     layers = state.world.block
     players = state.players
     inventory, achievements = players.inventory, players.achievements
-    for action, block, column, cost, role, fill_water, achievement in BLOCK_PLACEMENTS:
+    for action, block, column, cost, fill_water, achievement in BLOCK_PLACEMENTS:
         ok = (actions == action) & free & (inventory[:, column] >= cost)
         ok &= _block_ok(layers, floor, target, fill_water, static)  # sees earlier placements
-        ok &= passes_gate_with(role, gate_u, params, static)
+        ok &= passes_gate_with(ACTION_ROLE[action], gate_u, params, static)
         inventory = inventory.at[:, column].add(-cost * ok)
         achievements = achievements.at[:, achievement].max(ok)
         layers = write_cells(layers, floor, target, jnp.full(ok.shape, block), ok)
