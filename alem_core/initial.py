@@ -119,13 +119,7 @@ def initial_state(
             kind=jnp.zeros((handovers_n,), jnp.int32),
             open=jnp.zeros((handovers_n,), bool),
         ),
-        stats=Stats(
-            alive_steps=jnp.zeros((p,), jnp.int32),
-            actionable_steps=jnp.zeros((p,), jnp.int32),
-            monsters_killed=jnp.zeros((p,), jnp.int32),
-            damage_taken=jnp.zeros((p,), jnp.float32),
-            friendly_fire_damage=jnp.zeros((p,), jnp.float32),
-        ),
+        stats=Stats.zeros(p),
         timestep=jnp.zeros((), jnp.int32),
         alpha=jnp.asarray(alpha, jnp.float32),
     )

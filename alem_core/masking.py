@@ -10,12 +10,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Action, comm_base
+from alem_core.constants import GIVE_BASE, Action, comm_base, num_give_slots
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.attributes import LEVEL_UPS, can_level_up
 from alem_core.systems.crafting import craft_mask
 from alem_core.systems.placement import placement_mask
+from alem_core.systems.trading import give_mask
 from alem_core.tables import RECIPE_ACTION
 
 ALWAYS = (
@@ -34,9 +35,10 @@ ALWAYS = (
 def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array:
     """(P, A) bool: which actions each agent may take now.
 
+    GIVE slot k is offered exactly when the give would move a unit (``trading.give_mask``).
     Not yet offered: DESCEND / ASCEND (only the overworld is generated so far), the actions
-    that need items found below the overworld (bow, potions, books, spells, enchanting),
-    GIVE slots and BUILD_* (their systems arrive with the teamwork and coordination rules).
+    that need items found below the overworld (bow, potions, books, spells, enchanting) and
+    BUILD_* (construction arrives with the coordination rules).
     """
     p = static.player_count
     mask = jnp.zeros((p, static.num_actions), bool)
@@ -46,6 +48,9 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     mask = mask.at[:, jnp.asarray(RECIPE_ACTION)].set(craft_mask(state, params, static))
     for action, _ in LEVEL_UPS:
         mask = mask.at[:, action].set(can_level_up(state))
+    slots = num_give_slots(p)
+    if slots:
+        mask = mask.at[:, GIVE_BASE : GIVE_BASE + slots].set(give_mask(state.players, static))
     first_comm = comm_base(p)
     mask = mask.at[:, first_comm : first_comm + static.num_comm_channels].set(True)
     players = state.players

@@ -7,8 +7,8 @@ deterministic ones. The order is the contract:
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
 * mobs act after players have moved, then spawn away from the new positions;
 * intrinsics run after combat, and inventory achievements after everything that changes items.
-Stages still to come with later floors and teamwork (floor change, construction, arrows,
-spells, potions, books, enchanting, trading) slot in at their places in §5.1.
+Stages still to come with later floors and coordination (floor change, construction,
+arrows, spells, potions, books, enchanting) slot in at their places in §5.1.
 
 No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
@@ -24,6 +24,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import Action
 from alem_core.masking import action_mask
+from alem_core.metrics import cooperation_metrics
 from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
 from alem_core.reward import reward_parts
@@ -42,6 +43,8 @@ from alem_core.systems.movement import move_players
 from alem_core.systems.placement import place_blocks, place_torches_and_plants
 from alem_core.systems.plants import grow_plants
 from alem_core.systems.spawning import spawn_mobs
+from alem_core.systems.teammates import act_on_teammates
+from alem_core.systems.trading import trade
 
 
 def _crafting(state, actions, key, params, static):
@@ -53,6 +56,7 @@ def _do_phase(state, actions, key, params, static):
     gate_key, sapling_key = jax.random.split(key)
     forager_u = gate_draws(gate_key, static)
     state = attack_mobs(state, actions, forager_u, params, static)
+    state = act_on_teammates(state, actions, params, static)
     return interact_blocks(state, actions, forager_u, sapling_key, params, static)
 
 
@@ -74,6 +78,7 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("do_phase", _do_phase, True),
     Stage("placing", _placing, True),
     Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
+    Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
     Stage("communication", lambda s, a, k, p, st: send_messages(s, a, p, st), False),
     Stage("sleep_and_rest", lambda s, a, k, p, st: start_sleep_and_rest(s, a, st), False),
     Stage("movement", lambda s, a, k, p, st: move_players(s, a, p, st), False),
@@ -121,7 +126,8 @@ def step(
 
     Returns:
         ``(obs (P, D) float32, state, reward (P,) float32, terminated (P,) bool,
-        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool.
+        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool and
+        ``info["cooperation"]`` the running cooperation metrics (``metrics.py``).
     """
     before = state
     actions = effective_actions(state, actions, static)
@@ -147,5 +153,6 @@ def step(
         "achievements": state.players.achievements,
         "timestep": state.timestep,
         "alpha": state.alpha,
+        "cooperation": cooperation_metrics(state),
     }
     return observe(state, params, static), state, parts["reward"], terminated, truncated, info

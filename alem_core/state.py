@@ -198,6 +198,37 @@ class Stats(_Replace):
     """(P,) float32 health lost to mobs."""
     friendly_fire_damage: jax.Array
     """(P,) float32 damage dealt to teammates, per attacker."""
+    trades: jax.Array
+    """(P,) int32 successful gives, by giver (food, drink and materials)."""
+    food_trades: jax.Array
+    """(P,) int32 successful gives of food, by giver."""
+    drink_trades: jax.Array
+    """(P,) int32 successful gives of drink, by giver."""
+    give_attempts: jax.Array
+    """(P,) int32 GIVE actions taken, successful or not."""
+    received: jax.Array
+    """(P,) int32 units received through gives, by receiver."""
+    requests: jax.Array
+    """(P,) int32 REQUEST actions taken (a renewal counts again)."""
+    request_expiries: jax.Array
+    """(P,) int32 requests that ran out without being renewed."""
+    revives: jax.Array
+    """(P,) int32 teammates revived, by reviver."""
+    times_revived: jax.Array
+    """(P,) int32 times this player was brought back."""
+    comms: jax.Array
+    """(P,) int32 comm messages sent."""
+
+    @classmethod
+    def zeros(cls, player_count: int) -> Stats:
+        """All counters at 0 for ``player_count`` players."""
+        floats = {"damage_taken", "friendly_fire_damage"}
+        return cls(
+            **{
+                f.name: jnp.zeros((player_count,), jnp.float32 if f.name in floats else jnp.int32)
+                for f in dataclasses.fields(cls)
+            }
+        )
 
 
 @jax.tree_util.register_dataclass

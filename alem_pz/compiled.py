@@ -15,12 +15,16 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
+from alem_core.metrics import cooperation_metrics
 from alem_core.packing import PyTreePacker
 
 
-def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, alive) -> jax.Array:
-    """(P, D + A + 4) float32: [obs | mask | reward | terminated | truncated | alive]."""
-    columns = [c.astype(jnp.float32)[:, None] for c in (reward, terminated, truncated, alive)]
+def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, state) -> jax.Array:
+    """(P, D + A + 4 + K) float32: [obs | mask | reward | terminated | truncated | alive |
+    the K cooperation metrics in ``COOPERATION_METRICS`` order]."""
+    flags = (reward, terminated, truncated, state.players.alive)
+    metrics = cooperation_metrics(state)
+    columns = [c.astype(jnp.float32)[:, None] for c in (*flags, *metrics.values())]
     return jnp.concatenate([obs.astype(jnp.float32), mask.astype(jnp.float32), *columns], axis=1)
 
 
@@ -57,8 +61,7 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         mask = alem_core.action_mask(state, params, static)
         p = static.player_count
         no = jnp.zeros((p,), bool)
-        alive = state.players.alive
-        packed = _pack(obs, mask, jnp.zeros((p,), jnp.float32), no, no, alive)
+        packed = _pack(obs, mask, jnp.zeros((p,), jnp.float32), no, no, state)
         return key, state_packer.pack(state), packed
 
     def step(key: jax.Array, state_buffers, actions: jax.Array, params_buffers):
@@ -68,7 +71,7 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         obs, state, reward, terminated, truncated, info = alem_core.step(
             sub, state, actions, params, static
         )
-        packed = _pack(obs, info["action_mask"], reward, terminated, truncated, info["alive"])
+        packed = _pack(obs, info["action_mask"], reward, terminated, truncated, state)
         return key, state_packer.pack(state), packed
 
     return CompiledCore(

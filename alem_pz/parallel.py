@@ -8,12 +8,14 @@
 | Actions | `Discrete(A)`, A = 55 + max(0, P - 2) + `comm_channels` (56 for P = 3) |
 | Action mask | `infos[agent]["action_mask"]`, `np.int8` (A,); see `mask_in_obs` |
 | Observation shape | `(D,)`, D = 99·(P + 94) + P·(22 + nc) + 49 (9718 for P = 3, nc = 0) |
+| Pixel observations | `obs_type="pixels"`: `(H, W, 3)` float32 in [0, 1], 150 x 110 x 3 for P = 3 |
 | Observation values | float32 in [low, 100], low = -max(1, handover window / 20) (below) |
 | State shape | `(P·D,)`: every agent's observation, concatenated in agent order |
 | Rewards | per agent, float (team sum when `shared_reward`); GAME.md §7.1 |
 | Termination | every agent, when the whole team is dead or the game is won |
 | Truncation | every agent, once `max_steps` steps have been taken |
 | Dead agents | stay in `agents` (a teammate can revive them) with only NOOP (0) legal |
+| Metrics | `infos[agent]["cooperation"]`: running trade, request, revive, FF, comm counts |
 
 Observations are the core's symbolic vector (GAME.md §8.1); the Box bounds contain every value.
 Most entries lie in [0, 1]; raw counts reach 99 (books), so ``high`` is 100. The only negative
@@ -30,10 +32,10 @@ the ``alem_pz.alem_coop_v0`` functions:
 | `difficulty` | "medium" | "none", "easy", "medium", "hard" or α in [0, 1] |
 | `comm_channels` | 0 | one-hot communication channels (more actions and observations) |
 | `max_steps` | 10000 | truncation horizon (`Params.max_timesteps`); alias `max_cycles` |
-| `obs_type` | "symbolic" | the only value so far ("pixels" will follow) |
+| `obs_type` | "symbolic" | or "pixels": each agent's image (GAME.md §8.2, `alem_core.pixels`) |
 | `mask_in_obs` | False | observations become `{"observation", "action_mask"}` dicts |
 | `params` | None | dict of `alem_core.Params` overrides (use `max_steps`, not `max_timesteps`) |
-| `render_mode` | None | no render mode is implemented yet; `render()` returns None |
+| `render_mode` | None | "rgb_array" (team frame, uint8) or "human" (a pygame window) |
 | `static` | None | an `alem_core.StaticParams` for other shapes (see below) |
 
 ``static`` exists for tests and experiments with other shapes (e.g. a 16 x 16 single-floor map,
@@ -58,12 +60,16 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 import alem_core
+from alem_core.metrics import COOPERATION_METRICS
+from alem_core.pixels import pixel_shape
+from alem_pz import rendering
 from alem_pz.compiled import compiled_core, key_from_seed
 
 NOOP = 0
+_FLOAT_METRICS = {"give_success_rate", "friendly_fire_damage"}
 OBS_HIGH = 100.0
 """Upper bound of every observation entry (raw counts are capped at 99)."""
-OBS_TYPES = ("symbolic",)
+OBS_TYPES = ("symbolic", "pixels")
 DEFAULT_MAX_STEPS = 10000
 
 
@@ -75,6 +81,14 @@ def obs_low(params: alem_core.Params) -> float:
     """Lower bound of every observation entry: the handover channel, -W / 20 at the longest W."""
     longest = max(float(params.handover_window_min), float(params.handover_window_max))
     return -max(1.0, longest / HANDOVER_SCALE)
+
+
+def _plain_metrics(row: np.ndarray) -> dict[str, float | int]:
+    """One agent's cooperation metrics as plain numbers (ints for counts)."""
+    return {
+        name: float(v) if name in _FLOAT_METRICS else round(float(v))
+        for name, v in zip(COOPERATION_METRICS, row, strict=True)
+    }
 
 
 def _as_int(value: Any) -> int | None:
@@ -94,7 +108,7 @@ class AlemParallelEnv(ParallelEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "alem_coop_v0",
-        "render_modes": [],
+        "render_modes": ["human", "rgb_array"],
         "render_fps": 10,
         "is_parallelizable": True,
     }
@@ -122,8 +136,8 @@ class AlemParallelEnv(ParallelEnv):
             raise ValueError(f"obs_type must be one of {OBS_TYPES}, got {obs_type!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode {render_mode!r} is not supported: rendering is not implemented "
-                f"yet (supported: None and {self.metadata['render_modes']})"
+                f"render_mode {render_mode!r} is not supported "
+                f"(supported: None and {self.metadata['render_modes']})"
             )
         if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
             raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
@@ -144,6 +158,7 @@ class AlemParallelEnv(ParallelEnv):
         self._key: jax.Array | None = None
         self._state = None
         self._obs: np.ndarray | None = None
+        self._viewer = None  # the "human" window, opened by the first render()
 
     @staticmethod
     def _static(players, comm_channels, static) -> alem_core.StaticParams:
@@ -180,6 +195,8 @@ class AlemParallelEnv(ParallelEnv):
 
         def obs_space() -> spaces.Space:
             box = spaces.Box(low, OBS_HIGH, (size,), np.float32)
+            if self.obs_type == "pixels":
+                box = spaces.Box(0.0, 1.0, pixel_shape(self.static), np.float32)
             if not self.mask_in_obs:
                 return box
             return spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (n,), np.int8)})
@@ -316,8 +333,11 @@ class AlemParallelEnv(ParallelEnv):
         d, n = self._obs_dim, self._num_actions
         self._obs = packed[:, :d]  # kept for state(); users get their own copy
         obs = np.array(self._obs, np.float32)  # writable, contiguous
+        if self.obs_type == "pixels":
+            obs = rendering.pixel_observations(self)
         mask = packed[:, d : d + n].astype(np.int8)
         reward, term, trunc, alive = (packed[:, d + n + j] for j in range(4))
+        metrics = packed[:, d + n + 4 :]
         observations, rewards, terms, truncs, infos = {}, {}, {}, {}, {}
         for agent in acting:
             i = self._index[agent]
@@ -330,6 +350,7 @@ class AlemParallelEnv(ParallelEnv):
             else:
                 observations[agent] = obs[i]
                 infos[agent] = {"action_mask": mask[i], "alive": bool(alive[i] > 0.5)}
+            infos[agent]["cooperation"] = _plain_metrics(metrics[i])
         return observations, rewards, terms, truncs, infos
 
     @property
@@ -352,9 +373,11 @@ class AlemParallelEnv(ParallelEnv):
             raise RuntimeError("state() called before reset(); call reset() first")
         return self._obs.reshape(-1).copy()
 
-    def render(self) -> None:
-        """Rendering is not implemented yet; returns None (``render_mode`` must be None)."""
-        return None
+    def render(self) -> np.ndarray | None:
+        """The team frame: for "rgb_array" (H, W, 3) uint8, every agent's view side by side;
+        for "human" shown in a window at ``metadata["render_fps"]`` (returns None)."""
+        return rendering.render(self)
 
     def close(self) -> None:
-        """Nothing to release (compiled functions are shared at module level)."""
+        """Close the render window if one is open (compiled functions stay shared)."""
+        rendering.close(self)

@@ -1,7 +1,7 @@
 """One-hot radio messages (GAME.md §5.5).
 
 Reads: actions. Writes: players.message (P, nc): reset every step, so a message is seen in
-exactly one observation (the one returned by the step that sent it), by everyone.
+exactly one observation (the one returned by the step that sent it), by everyone; stats.comms.
 """
 
 from __future__ import annotations
@@ -22,4 +22,6 @@ def send_messages(state: State, actions: jax.Array, params: Params, static: Stat
     channel = actions - comm_base(static.player_count)
     sent = (channel >= 0) & (channel < channels)
     message = jax.nn.one_hot(jnp.where(sent, channel, -1), channels, dtype=jnp.float32)
-    return dataclasses.replace(state, players=dataclasses.replace(state.players, message=message))
+    players = dataclasses.replace(state.players, message=message)
+    stats = dataclasses.replace(state.stats, comms=state.stats.comms + sent)
+    return dataclasses.replace(state, players=players, stats=stats)

@@ -51,9 +51,9 @@ def end_step(
     alive = players.health > 0
     died = players.alive & ~alive
     cause = jnp.where(died, death_cause(state, health_before, after_do, after_mobs), 0)
-    players = dataclasses.replace(
-        players, alive=alive, death_cause=jnp.where(died, cause, players.death_cause)
-    )
+    revived = ~players.alive & alive
+    cause = jnp.where(died, cause, jnp.where(revived, 0, players.death_cause))
+    players = dataclasses.replace(players, alive=alive, death_cause=cause)
     timestep = state.timestep + 1
     world = dataclasses.replace(state.world, daylight=daylight(timestep, params))
     return dataclasses.replace(state, players=players, world=world, timestep=timestep)

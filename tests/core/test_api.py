@@ -33,7 +33,9 @@ def test_shapes_and_dtypes(fns):
     p, a = SMALL.player_count, SMALL.num_actions
     assert obs.shape == (p, alem_core.obs_size(SMALL)) and obs.dtype == jnp.float32
     actions = jnp.zeros(p, jnp.int32)
-    obs, state, reward, terminated, truncated, info = step(jax.random.key(1), state, actions, PARAMS)
+    obs, state, reward, terminated, truncated, info = step(
+        jax.random.key(1), state, actions, PARAMS
+    )
     assert reward.shape == (p,) and reward.dtype == jnp.float32
     assert terminated.shape == truncated.shape == (p,) and terminated.dtype == jnp.bool_
     assert info["action_mask"].shape == (p, a) and info["action_mask"].dtype == jnp.bool_

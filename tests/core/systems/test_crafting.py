@@ -27,7 +27,7 @@ def _state(small, params):
 
 
 def _column(action):
-    return int(np.nonzero(RECIPE_ACTION == action)[0][0])
+    return int(np.nonzero(action == RECIPE_ACTION)[0][0])
 
 
 def test_miner_crafts_wood_pickaxe_others_are_gated(small, params):
@@ -81,8 +81,14 @@ def test_soft_gate_draw_decides_non_specialist(small, params):
     soft = params.replace(soft_specialization=True, non_specialist_efficiency=0.4)
     state = with_inventory(_state(small, soft), 0, wood=1)
     actions = jnp.array([Action.MAKE_WOOD_PICKAXE, 0, 0])
-    assert craft(state, actions, jnp.array([0.3, 0, 0]), soft, small).players.inventory[0, Inv.PICKAXE] == 1
-    assert craft(state, actions, jnp.array([0.5, 0, 0]), soft, small).players.inventory[0, Inv.PICKAXE] == 0
+    assert (
+        craft(state, actions, jnp.array([0.3, 0, 0]), soft, small).players.inventory[0, Inv.PICKAXE]
+        == 1
+    )
+    assert (
+        craft(state, actions, jnp.array([0.5, 0, 0]), soft, small).players.inventory[0, Inv.PICKAXE]
+        == 0
+    )
 
 
 def test_mask_matches_role_and_materials(small, params):
@@ -104,6 +110,12 @@ def test_diamond_crafting_needs_two_at_a_forge_when_coordinated(small, params):
         state = with_inventory(state, agent, diamond=3)
     solo = craft(state, jnp.array([Action.MAKE_DIAMOND_ARMOUR, 0, 0]), PASS, coord, small)
     assert int(solo.players.armour[0].max()) == 0
-    pair = craft(state, jnp.array([Action.MAKE_DIAMOND_ARMOUR, Action.MAKE_DIAMOND_ARMOUR, 0]), PASS, coord, small)
+    pair = craft(
+        state,
+        jnp.array([Action.MAKE_DIAMOND_ARMOUR, Action.MAKE_DIAMOND_ARMOUR, 0]),
+        PASS,
+        coord,
+        small,
+    )
     np.testing.assert_array_equal(pair.players.armour[:, 0], [2, 2, 0])
     assert bool(pair.players.achievements[0, Achievement.COORD_DIAMOND_ARMOUR])

@@ -54,36 +54,58 @@ def test_stone_needs_pickaxe(small, params):
 
 def test_drinking_is_forager_gated_under_hard_gates(small, params):
     start = _state(small, params)
-    start = dataclasses.replace(start, players=dataclasses.replace(start.players, drink=jnp.array([3, 3, 3])))
+    start = dataclasses.replace(
+        start, players=dataclasses.replace(start.players, drink=jnp.array([3, 3, 3]))
+    )
     state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
     assert state.players.drink[1] == 7
     assert bool(state.players.achievements[1, Achievement.COLLECT_DRINK])
     # The warrior facing the same water cannot drink under hard gates.
-    warrior = dataclasses.replace(start, players=dataclasses.replace(start.players, pos=jnp.array([[2, 3], [2, 5], [4, 2]]), facing=jnp.array([Facing.RIGHT, Facing.DOWN, Facing.RIGHT])))
-    warrior = dataclasses.replace(warrior, players=dataclasses.replace(warrior.players, pos=jnp.array([[1, 3], [3, 5], [4, 2]])))
+    warrior = dataclasses.replace(
+        start,
+        players=dataclasses.replace(
+            start.players,
+            pos=jnp.array([[2, 3], [2, 5], [4, 2]]),
+            facing=jnp.array([Facing.RIGHT, Facing.DOWN, Facing.RIGHT]),
+        ),
+    )
+    warrior = dataclasses.replace(
+        warrior,
+        players=dataclasses.replace(warrior.players, pos=jnp.array([[1, 3], [3, 5], [4, 2]])),
+    )
     state = interact_blocks(warrior, DO_ALL, PASS, KEY, params, small)
     assert state.players.drink[0] == 3
 
 
 def test_soft_gate_lets_non_specialists_drink_by_draw(small, params):
     soft = params.replace(soft_specialization=True, non_specialist_efficiency=0.4)
-    start = hand_built_state(MAP, small, soft, [(1, 3), (3, 5), (4, 2)], [Facing.RIGHT, Facing.DOWN, Facing.RIGHT])
-    start = dataclasses.replace(start, players=dataclasses.replace(start.players, drink=jnp.array([3, 3, 3])))
+    start = hand_built_state(
+        MAP, small, soft, [(1, 3), (3, 5), (4, 2)], [Facing.RIGHT, Facing.DOWN, Facing.RIGHT]
+    )
+    start = dataclasses.replace(
+        start, players=dataclasses.replace(start.players, drink=jnp.array([3, 3, 3]))
+    )
     passes = interact_blocks(start, DO_ALL, jnp.array([0.39, 0.9, 0.9]), KEY, soft, small)
     fails = interact_blocks(start, DO_ALL, jnp.array([0.41, 0.9, 0.9]), KEY, soft, small)
     assert passes.players.drink[0] == 7 and fails.players.drink[0] == 3
 
 
 def test_two_players_mining_one_block_both_gain(small, params):
-    start = hand_built_state(["..T.."], small, params, [(1, 2), (0, 1), (5, 5)], [Facing.UP, Facing.RIGHT, Facing.UP])
+    start = hand_built_state(
+        ["..T.."], small, params, [(1, 2), (0, 1), (5, 5)], [Facing.UP, Facing.RIGHT, Facing.UP]
+    )
     state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
     np.testing.assert_array_equal(state.players.inventory[:, Inv.WOOD], [1, 1, 0])
     assert state.world.block[0, 0, 2] == Block.GRASS
 
 
 def test_ripe_plant_feeds_and_regrows(small, params):
-    start = hand_built_state(["R"], small, params, [(1, 0), (5, 5), (6, 6)], [Facing.UP, Facing.UP, Facing.UP])
-    start = dataclasses.replace(start, players=dataclasses.replace(start.players, food=jnp.array([2, 9, 9])))
+    start = hand_built_state(
+        ["R"], small, params, [(1, 0), (5, 5), (6, 6)], [Facing.UP, Facing.UP, Facing.UP]
+    )
+    start = dataclasses.replace(
+        start, players=dataclasses.replace(start.players, food=jnp.array([2, 9, 9]))
+    )
     state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
     assert state.players.food[0] == 6 and state.world.block[0, 0, 0] == Block.PLANT
     assert bool(state.players.achievements[0, Achievement.EAT_PLANT])
@@ -122,9 +144,13 @@ def test_killing_zombie_credits_attackers_and_floor(small, params):
 
 
 def test_cow_feeds_only_the_forager(small, params):
-    start = hand_built_state(["......"], small, params, [(1, 1), (1, 3), (5, 5)], [Facing.UP, Facing.UP, Facing.UP])
+    start = hand_built_state(
+        ["......"], small, params, [(1, 1), (1, 3), (5, 5)], [Facing.UP, Facing.UP, Facing.UP]
+    )
     start = _with_mob(start, "passive", (0, 3), health=1.0)
-    start = dataclasses.replace(start, players=dataclasses.replace(start.players, food=jnp.array([2, 2, 2])))
+    start = dataclasses.replace(
+        start, players=dataclasses.replace(start.players, food=jnp.array([2, 2, 2]))
+    )
     after = attack_mobs(start, DO_ALL, PASS, params, small)
     assert after.players.food[1] == 8
     assert bool(after.players.achievements[1, Achievement.EAT_COW])
@@ -133,9 +159,18 @@ def test_cow_feeds_only_the_forager(small, params):
 
 def test_hard_elite_needs_enough_attackers(small, params):
     # Two attackers on a hard elite needing 3: no damage at all.
-    start = hand_built_state(["......"], small, params, [(1, 1), (0, 0), (5, 5)], [Facing.RIGHT, Facing.RIGHT, Facing.UP])
+    start = hand_built_state(
+        ["......"], small, params, [(1, 1), (0, 0), (5, 5)], [Facing.RIGHT, Facing.RIGHT, Facing.UP]
+    )
     start = _with_mob(start, "melee", (1, 2), health=5.0, elite=True, hard=True, required=3)
-    start = dataclasses.replace(start, players=dataclasses.replace(start.players, pos=jnp.array([[1, 1], [0, 2], [5, 5]]), facing=jnp.array([Facing.RIGHT, Facing.DOWN, Facing.UP])))
+    start = dataclasses.replace(
+        start,
+        players=dataclasses.replace(
+            start.players,
+            pos=jnp.array([[1, 1], [0, 2], [5, 5]]),
+            facing=jnp.array([Facing.RIGHT, Facing.DOWN, Facing.UP]),
+        ),
+    )
     after = attack_mobs(start, DO_ALL, PASS, params, small)
     assert float(after.mobs.melee.health[0, 0]) == 5.0
     # With the required count met each attacker deals x3.

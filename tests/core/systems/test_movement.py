@@ -72,5 +72,7 @@ def test_map_edge_blocks(small, params):
 
 def test_god_mode_walks_through_stone(small, params):
     state = hand_built_state(MAP, small, params.replace(god_mode=True), POSITIONS)
-    players = _move(state, [Action.UP, Action.NOOP, Action.NOOP], params.replace(god_mode=True), small)
+    players = _move(
+        state, [Action.UP, Action.NOOP, Action.NOOP], params.replace(god_mode=True), small
+    )
     np.testing.assert_array_equal(players.pos[0], [1, 1])
