@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import GIVE_BASE, Action, comm_base, num_give_slots
+from alem_core.constants import GIVE_BASE, Action, Inv, comm_base, num_give_slots
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.attributes import LEVEL_UPS, can_level_up
@@ -36,9 +36,10 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     """(P, A) bool: which actions each agent may take now.
 
     GIVE slot k is offered exactly when the give would move a unit (``trading.give_mask``).
-    Not yet offered: DESCEND / ASCEND (only the overworld is generated so far), the actions
-    that need items found below the overworld (bow, potions, books, spells, enchanting) and
-    BUILD_* (construction arrives with the coordination rules).
+    SHOOT_ARROW needs a bow and an arrow, CAST_SPELL a learned spell (mana not checked).
+    Not yet offered: DESCEND / ASCEND (only the overworld is generated so far), potions, books
+    and enchanting (their items come from the deeper floors) and BUILD_* (construction arrives
+    with the coordination rules).
     """
     p = static.player_count
     mask = jnp.zeros((p, static.num_actions), bool)
@@ -48,6 +49,11 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     mask = mask.at[:, jnp.asarray(RECIPE_ACTION)].set(craft_mask(state, params, static))
     for action, _ in LEVEL_UPS:
         mask = mask.at[:, action].set(can_level_up(state))
+    inventory = state.players.inventory
+    mask = mask.at[:, Action.SHOOT_ARROW].set(
+        (inventory[:, Inv.BOW] >= 1) & (inventory[:, Inv.ARROW] >= 1)
+    )
+    mask = mask.at[:, Action.CAST_SPELL].set(state.players.spell_learned)
     slots = num_give_slots(p)
     if slots:
         mask = mask.at[:, GIVE_BASE : GIVE_BASE + slots].set(give_mask(state.players, static))

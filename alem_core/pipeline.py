@@ -8,7 +8,7 @@ deterministic ones. The order is the contract:
 * mobs act after players have moved, then spawn away from the new positions;
 * intrinsics run after combat, and inventory achievements after everything that changes items.
 Stages still to come with later floors and coordination (floor change, construction,
-arrows, spells, potions, books, enchanting) slot in at their places in §5.1.
+potions, books, enchanting) slot in at their places in §5.1.
 
 No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
@@ -37,6 +37,7 @@ from alem_core.systems.communication import send_messages
 from alem_core.systems.crafting import craft
 from alem_core.systems.interaction import interact_blocks
 from alem_core.systems.intrinsics import clamp_intrinsics, start_sleep_and_rest, update_intrinsics
+from alem_core.systems.launching import launch
 from alem_core.systems.lifecycle import end_step
 from alem_core.systems.mobs import update_mobs
 from alem_core.systems.movement import move_players
@@ -77,6 +78,7 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("crafting", _crafting, True),
     Stage("do_phase", _do_phase, True),
     Stage("placing", _placing, True),
+    Stage("launching", lambda s, a, k, p, st: launch(s, a, st), False),
     Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
     Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
     Stage("communication", lambda s, a, k, p, st: send_messages(s, a, p, st), False),

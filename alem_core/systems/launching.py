@@ -1,0 +1,98 @@
+"""Players shoot arrows and cast spells (GAME.md §4.4, §5.1 steps 8-9).
+
+Reads: actions, players (pos, facing, alive, inventory bow / arrows, mana, spell_learned,
+health, strength), world.block, mobs.player_projectiles (current floor).
+Writes: mobs.player_projectiles (new arrows and fireballs), players (arrows, mana, health),
+achievements FIRE_BOW and CAST_SPELL.
+
+* SHOOT_ARROW needs a bow and an arrow; CAST_SPELL needs a learned spell. The spell follows
+  the raw role (not soft-gated): warriors and miners cast a fireball for 2 mana, foragers a
+  team heal for 6 mana (+2 health to every alive player, capped).
+* A projectile starts on the faced cell and flies on from there in the mobs stage (where it
+  hits mobs and, with friendly fire, teammates). It needs that cell in bounds and not solid,
+  and a free projectile slot on the floor; slots go to players in index order. Without a
+  launch nothing is spent.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from alem_core.constants import Achievement, Action, Block, Inv, Projectile, Role
+from alem_core.grid import DIRECTIONS, cell_values, faced_cell, in_bounds
+from alem_core.params import StaticParams
+from alem_core.specialisation import roles
+from alem_core.state import Entities, State
+from alem_core.systems.intrinsics import capacities
+from alem_core.tables import SOLID
+
+FIREBALL_MANA = 2
+HEAL_MANA = 6
+HEAL_AMOUNT = 2.0
+
+
+def _wanted_launches(state: State, actions: jax.Array, static: StaticParams):
+    """(P,) bool arrow, (P,) bool fireball, (P,) bool heal: the action and its cost are met."""
+    players = state.players
+    arrow = (actions == Action.SHOOT_ARROW) & (players.inventory[:, Inv.BOW] >= 1)
+    arrow &= players.inventory[:, Inv.ARROW] >= 1
+    casting = (actions == Action.CAST_SPELL) & players.spell_learned
+    forager = roles(static) == Role.FORAGER
+    fireball = casting & ~forager & (players.mana >= FIREBALL_MANA)
+    heal = casting & forager & (players.mana >= HEAL_MANA)
+    return arrow, fireball, heal
+
+
+def _allocate(free: jax.Array, want: jax.Array) -> jax.Array:
+    """(P,) slot for each wanting player, first free slots in index order; -1 when none."""
+    p = want.shape[0]
+    free_slots = jnp.nonzero(free, size=p, fill_value=-1)[0]
+    rank = jnp.clip(jnp.cumsum(want) - 1, 0, p - 1)
+    return jnp.where(want, free_slots[rank], -1)
+
+
+def _put(proj: Entities, floor: jax.Array, slot: jax.Array, **rows: jax.Array) -> Entities:
+    """Write per-player ``rows`` into ``slot`` of floor ``floor``; slot -1 writes nothing."""
+    target = jnp.where(slot >= 0, slot, proj.alive.shape[1])  # out of range: dropped
+    changes = {
+        name: getattr(proj, name).at[floor, target].set(value, mode="drop")
+        for name, value in rows.items()
+    }
+    return proj.replace(**changes)
+
+
+def launch(state: State, actions: jax.Array, static: StaticParams) -> State:
+    """Resolve SHOOT_ARROW and CAST_SPELL for every player."""
+    players, floor = state.players, state.world.floor
+    arrow, fireball, heal = _wanted_launches(state, actions, static)
+    cell = faced_cell(players)
+    block = cell_values(state.world.block, floor, cell, static, Block.OUT_OF_BOUNDS)
+    open_cell = in_bounds(cell, static) & ~jnp.asarray(SOLID)[block]
+    proj = state.mobs.player_projectiles
+    slot = _allocate(~proj.alive[floor], (arrow | fireball) & open_cell)
+    flying = slot >= 0
+    kind = jnp.where(arrow, Projectile.ARROW, Projectile.FIREBALL)
+    proj = _put(
+        proj,
+        floor,
+        slot,
+        pos=cell,
+        direction=jnp.asarray(DIRECTIONS)[players.facing],
+        kind=kind.astype(jnp.int32),
+        owner=jnp.arange(static.player_count, dtype=jnp.int32),
+        alive=flying,
+    )
+    shot, cast = flying & arrow, flying & fireball
+    healers = heal.sum()
+    max_health = capacities(players, static)["health"]
+    healed = jnp.minimum(max_health, players.health + HEAL_AMOUNT * healers)
+    achievements = players.achievements.at[:, Achievement.FIRE_BOW].max(shot)
+    players = players.replace(
+        inventory=players.inventory.at[:, Inv.ARROW].add(-shot.astype(jnp.int32)),
+        mana=players.mana - FIREBALL_MANA * cast - HEAL_MANA * heal,
+        health=jnp.where(players.alive & (healers > 0), healed, players.health),
+        achievements=achievements.at[:, Achievement.CAST_SPELL].max(cast | heal),
+    )
+    mobs = state.mobs.replace(player_projectiles=proj)
+    return state.replace(players=players, mobs=mobs)
