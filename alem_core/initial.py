@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from alem_core.constants import MAX_INVENTORY, NUM_ACHIEVEMENTS, NUM_INV, NUM_POTIONS, Inv
 from alem_core.params import Params, StaticParams
 from alem_core.state import (
+    CoordinationStats,
     Entities,
     Handovers,
     Mobs,
@@ -120,6 +121,7 @@ def initial_state(
             open=jnp.zeros((handovers_n,), bool),
         ),
         stats=Stats.zeros(p),
+        coordination=CoordinationStats.zeros(),
         timestep=jnp.zeros((), jnp.int32),
         alpha=jnp.asarray(alpha, jnp.float32),
     )

@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
+from alem_core.difficulty import episode_params
 from alem_core.masking import action_mask
 from alem_core.metrics import cooperation_metrics
 from alem_core.observation import observe
@@ -35,10 +36,12 @@ from alem_core.systems.attack import attack_mobs
 from alem_core.systems.attributes import level_up
 from alem_core.systems.communication import send_messages
 from alem_core.systems.crafting import craft
+from alem_core.systems.handovers import expire_handovers
 from alem_core.systems.interaction import interact_blocks
 from alem_core.systems.intrinsics import clamp_intrinsics, start_sleep_and_rest, update_intrinsics
 from alem_core.systems.launching import launch
 from alem_core.systems.lifecycle import end_step
+from alem_core.systems.mining_tasks import gate_mining
 from alem_core.systems.mobs import update_mobs
 from alem_core.systems.movement import move_players
 from alem_core.systems.placement import place_blocks, place_torches_and_plants
@@ -53,12 +56,15 @@ def _crafting(state, actions, key, params, static):
 
 
 def _do_phase(state, actions, key, params, static):
-    # One forager-gate draw per agent serves every gated Do this step (GAME.md §5.4).
-    gate_key, sapling_key = jax.random.split(key)
+    # GAME.md §5.1 step 5: handover expiry, coordination gates, attacks, teammates, blocks.
+    # One forager-gate draw per agent serves every gated Do this step (§5.4).
+    gate_key, sapling_key, solo_key = jax.random.split(key, 3)
     forager_u = gate_draws(gate_key, static)
+    state = expire_handovers(state)
+    state, gate = gate_mining(state, actions, solo_key, params, static)
     state = attack_mobs(state, actions, forager_u, params, static)
     state = act_on_teammates(state, actions, params, static)
-    return interact_blocks(state, actions, forager_u, sapling_key, params, static)
+    return interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
 
 
 def _placing(state, actions, key, params, static):
@@ -132,6 +138,7 @@ def step(
         ``info["cooperation"]`` the running cooperation metrics (``metrics.py``).
     """
     before = state
+    params = episode_params(params, state.alpha)  # randomised α drives the step too
     actions = effective_actions(state, actions, static)
     state = _count_steps(state)
     keys = dict(zip([s.name for s in PIPELINE], jax.random.split(key, len(PIPELINE)), strict=True))

@@ -231,6 +231,88 @@ class Stats(_Replace):
         )
 
 
+COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
+    # synchronous mining (GAME.md §6.1)
+    "sync_attempts": (),
+    "sync_successes": (),
+    "sync_soft_successes": (),
+    "sync_hard_successes": (),
+    "sync_2_agents": (),
+    "sync_3plus_agents": (),
+    "soft_sync_events": (),
+    "soft_bonus_events": (),
+    "solo_soft_attempts": (),
+    "solo_soft_successes": (),
+    # handover mining (§6.2)
+    "handover_setups": (),
+    "handover_successes": (),
+    "handover_expiries": (),
+    # construction (§6.3); builds by structure: shelter, forge, beacon
+    "build_sync_attempts": (),
+    "build_sync_successes": (),
+    "build_unfunded": (),
+    "build_handover_setups": (),
+    "build_handover_successes": (),
+    "build_handover_expiries": (),
+    "builds": (3,),
+    # elite / large mobs by class: melee, ranged, passive (§6.4)
+    "elite_attempts": (3,),
+    "elite_successes": (3,),
+    "elite_kills": (3,),
+    # coordinated diamond crafting (§6.5)
+    "craft_attempts": (),
+    "craft_successes": (),
+    "diamond_items": (),
+}
+"""Team event counters and their shapes. Each counts steps in which any agent had the event
+(GAME.md §9: "any agent this step" counts), except ``builds``, ``elite_kills`` and
+``diamond_items``, which count structures, mobs and items."""
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class CoordinationStats(_Replace):
+    """Team coordination counters for metrics (``COORDINATION_COUNTERS``); never read by rules."""
+
+    sync_attempts: jax.Array
+    sync_successes: jax.Array
+    sync_soft_successes: jax.Array
+    sync_hard_successes: jax.Array
+    sync_2_agents: jax.Array
+    sync_3plus_agents: jax.Array
+    soft_sync_events: jax.Array
+    soft_bonus_events: jax.Array
+    solo_soft_attempts: jax.Array
+    solo_soft_successes: jax.Array
+    handover_setups: jax.Array
+    handover_successes: jax.Array
+    handover_expiries: jax.Array
+    build_sync_attempts: jax.Array
+    build_sync_successes: jax.Array
+    build_unfunded: jax.Array
+    build_handover_setups: jax.Array
+    build_handover_successes: jax.Array
+    build_handover_expiries: jax.Array
+    builds: jax.Array
+    elite_attempts: jax.Array
+    elite_successes: jax.Array
+    elite_kills: jax.Array
+    craft_attempts: jax.Array
+    craft_successes: jax.Array
+    diamond_items: jax.Array
+
+    @classmethod
+    def zeros(cls) -> CoordinationStats:
+        """Every counter at 0."""
+        return cls(**{n: jnp.zeros(shape, jnp.int32) for n, shape in COORDINATION_COUNTERS.items()})
+
+    def bump(self, **events: jax.Array) -> CoordinationStats:
+        """Add each event (bool or count, scalar or per class) to its counter."""
+        return self.replace(
+            **{n: getattr(self, n) + jnp.asarray(v).astype(jnp.int32) for n, v in events.items()}
+        )
+
+
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class State(_Replace):
@@ -242,6 +324,7 @@ class State(_Replace):
     plants: Plants
     handovers: Handovers
     stats: Stats
+    coordination: CoordinationStats
     timestep: jax.Array
     """() int32 steps taken."""
     alpha: jax.Array

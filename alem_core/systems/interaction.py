@@ -1,8 +1,9 @@
 """The Do phase on blocks: mining, saplings, drinking, eating ripe plants (GAME.md §4.1).
 
-Reads: players (pos, facing, alive, inventory pickaxe, drink, food), world.block and coord
-(current floor), mobs and players on the faced cell, plants. Writes: world.block, players
-(inventory, drink, thirst, food, hunger, achievements), plants.age.
+Reads: players (pos, facing, alive, inventory pickaxe, drink, food), world.block (current
+floor), mobs and players on the faced cell, plants, and the coordination gate's verdicts.
+Writes: world.block, coord and soft (a mined block's task goes with it), players (inventory,
+drink, thirst, food, hunger, achievements), plants.age.
 
 A Do aimed at a cell holding a mob is an attack (``attack.py``) and one aimed at a teammate is
 left to the teamwork rules, so neither touches the block underneath. Several players mining one
@@ -32,6 +33,7 @@ from alem_core.systems.intrinsics import capacities
 from alem_core.tables import (
     DRINK_AMOUNT,
     MINE_ITEM,
+    MINE_MULTIPLIES,
     MINE_RESULT,
     MINE_TIER,
     PLANT_FOOD,
@@ -68,15 +70,23 @@ def interact_blocks(
     key: jax.Array,
     params: Params,
     static: StaticParams,
+    allowed: jax.Array | None = None,
+    multiplier: jax.Array | None = None,
 ) -> State:
-    """Resolve every player's Do on a block. ``forager_u`` (P,) is the Do phase's gate draw."""
+    """Resolve every player's Do on a block. ``forager_u`` (P,) is the Do phase's gate draw;
+    ``allowed`` / ``multiplier`` (P,) come from the coordination gate (``mining_tasks``)."""
     facts = do_targets(state, actions, static)
     on, block, cell = facts["on"], facts["block"], facts["cell"]
+    if allowed is not None:
+        on = on & allowed
     players = state.players
     caps = capacities(players, static)
     mined = on & can_mine(state, block)
+    gained = mined.astype(jnp.int32)
+    if multiplier is not None:
+        gained = gained * jnp.where(jnp.asarray(MINE_MULTIPLIES)[block], multiplier, 1)
     column = jnp.maximum(jnp.asarray(MINE_ITEM)[block], 0)
-    inventory = players.inventory.at[jnp.arange(static.player_count), column].add(mined)
+    inventory = players.inventory.at[jnp.arange(static.player_count), column].add(gained)
     sapling = on & (block == Block.GRASS)
     sapling &= passes_gate_with(JOB_ROLE["sapling"], forager_u, params, static)
     sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
@@ -98,8 +108,12 @@ def interact_blocks(
         achievements=achievements,
     )
     new_block = jnp.where(eats, Block.PLANT, jnp.asarray(MINE_RESULT)[block])
-    blocks = write_cells(state.world.block, state.world.floor, cell, new_block, mined | eats)
-    world = dataclasses.replace(state.world, block=blocks)
+    floor = state.world.floor
+    blocks = write_cells(state.world.block, floor, cell, new_block, mined | eats)
+    # A mined block takes its coordination task with it (GAME.md §6: cleared when completed).
+    coord = write_cells(state.world.coord, floor, cell, jnp.zeros_like(block), mined)
+    soft = write_cells(state.world.soft, floor, cell, jnp.zeros_like(mined), mined)
+    world = dataclasses.replace(state.world, block=blocks, coord=coord, soft=soft)
     plants = _reset_eaten_plants(state, cell, eats)
     return dataclasses.replace(state, players=players, world=world, plants=plants)
 

@@ -1,7 +1,8 @@
 """World generation: every floor of an episode, built at reset (GAME.md §1.4-§1.8, §10.1).
 
 So far only the overworld (floor 0) is generated; deeper floors are solid WALL placeholders until
-their generators land. Coordination and soft maps are left empty for the same reason.
+their generators land (they hold no eligible blocks or site tiles, so no tasks either). The
+coordination map, soft mask and construction sites come from ``coordination.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from alem_core.initial import potion_permutation
 from alem_core.params import Params, StaticParams
 from alem_core.state import World
 from alem_core.worldgen.biomes import NOISE_BIOMES, OVERWORLD
+from alem_core.worldgen.coordination import coordination_layers
 from alem_core.worldgen.smooth import generate_smooth_floor
 
 KEY_SLOTS = ("alpha", "noise_floors", "room_floors", "potions", "coordination", "sites")
@@ -40,25 +42,29 @@ def generate_world(key: jax.Array, params: Params, static: StaticParams) -> Worl
 
     Args:
         key: PRNG key of the episode.
-        params: gameplay parameters (unused until randomised α and coordination maps land).
+        params: gameplay parameters, with the episode's α-derived values already applied
+            (``difficulty.episode_params``).
         static: shapes (map size, floors, players).
 
     Returns:
         The step-0 ``World``: floor 0, kills[0] = 10 so the overworld ladder is open, daylight of
         t = 0 and a random potion permutation.
     """
-    del params  # Part of the signature now so later stages (α, coordination) slot in unchanged.
     keys = split_reset_key(key)
     noise_keys = jax.random.split(keys["noise_floors"], len(NOISE_BIOMES))
     block0, item0, light0 = generate_smooth_floor(noise_keys[0], OVERWORLD, static)
     deeper = (static.num_levels - 1, *static.map_size)
     kills = jnp.zeros((static.num_levels,), jnp.int32)
+    block = jnp.concatenate([block0[None], jnp.full(deeper, Block.WALL, jnp.int32)])
+    block, coord, soft = coordination_layers(
+        keys["coordination"], block, params, static, keys["sites"]
+    )
     return World(
-        block=jnp.concatenate([block0[None], jnp.full(deeper, Block.WALL, jnp.int32)]),
+        block=block,
         item=jnp.concatenate([item0[None], jnp.zeros(deeper, jnp.int32)]),
         light=jnp.concatenate([light0[None], jnp.zeros(deeper, jnp.float32)]),
-        coord=jnp.zeros((static.num_levels, *static.map_size), jnp.int32),
-        soft=jnp.zeros((static.num_levels, *static.map_size), bool),
+        coord=coord,
+        soft=soft,
         floor=jnp.zeros((), jnp.int32),
         kills=kills.at[0].set(tables.OVERWORLD_INITIAL_KILLS),
         daylight=jnp.asarray(INITIAL_DAYLIGHT, jnp.float32),

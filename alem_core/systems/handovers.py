@@ -1,0 +1,103 @@
+"""The pending-handover table of handover mining and handover construction (GAME.md §6.2-§6.3).
+
+Reads and writes ``state.handovers`` (K rows: cell, deadline, initiator, kind, open); on expiry
+of a construction entry also world.block (back to CONSTRUCTION_SITE), the initiator's inventory
+(full refund) and ``state.coordination`` expiry counters.
+
+An entry made at step t with window W has deadline t + W + 1, so a teammate can complete it at
+steps t+1 ... t+W; at the start of every Do phase the entries with deadline <= t are removed.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from alem_core.constants import Block, Inv
+from alem_core.state import Handovers, State
+
+MINING = 0
+BUILD_KINDS = (1, 2, 3)
+"""Entry kinds: 0 mining, then shelter, forge, beacon."""
+
+STRUCTURE_COST = np.zeros((3, len(Inv)), np.int32)
+STRUCTURE_COST[0, [Inv.WOOD, Inv.STONE]] = [10, 5]  # shelter
+STRUCTURE_COST[1, [Inv.STONE, Inv.IRON, Inv.COAL]] = [10, 3, 2]  # forge
+STRUCTURE_COST[2, [Inv.IRON, Inv.COAL]] = [3, 2]  # beacon
+"""(3, NUM_INV) materials a structure costs (paid once), rows shelter, forge, beacon."""
+
+
+def open_entry_at(table: Handovers, cells: jax.Array, kind: jax.Array) -> jax.Array:
+    """(N, K) bool: row k is open, of ``kind`` ((N,) or scalar; -1 any kind), at ``cells``[n]."""
+    same = (cells[:, None, :] == table.pos[None, :, :]).all(-1)
+    kind = jnp.broadcast_to(jnp.asarray(kind), cells.shape[:1])
+    kind_ok = (kind[:, None] < 0) | (table.kind[None, :] == kind[:, None])
+    return same & kind_ok & table.open[None, :]
+
+
+def add_entries(
+    table: Handovers,
+    want: jax.Array,
+    cells: jax.Array,
+    deadline: jax.Array,
+    kind: jax.Array,
+) -> tuple[Handovers, jax.Array]:
+    """Open one row per wanting player (index order) while free rows last.
+
+    Returns the table and (P,) bool: that player's entry was recorded.
+    """
+    p = want.shape[0]
+    free_rows = jnp.nonzero(~table.open, size=p, fill_value=-1)[0]
+    rank = jnp.clip(jnp.cumsum(want) - 1, 0, p - 1)
+    row = jnp.where(want, free_rows[rank], -1)
+    made = row >= 0
+    target = jnp.where(made, row, table.open.shape[0])  # no row: the write is dropped
+    put = {
+        "pos": table.pos.at[target].set(cells, mode="drop"),
+        "deadline": table.deadline.at[target].set(deadline, mode="drop"),
+        "initiator": table.initiator.at[target].set(jnp.arange(p), mode="drop"),
+        "kind": table.kind.at[target].set(kind, mode="drop"),
+        "open": table.open.at[target].set(True, mode="drop"),
+    }
+    return table.replace(**put), made
+
+
+def close_rows(table: Handovers, rows: jax.Array) -> Handovers:
+    """Close every row where ``rows`` (K,) is True."""
+    return table.replace(open=table.open & ~rows, initiator=jnp.where(rows, -1, table.initiator))
+
+
+def expire_handovers(state: State) -> State:
+    """Remove entries whose deadline has passed; undo and refund the half-built sites."""
+    table = state.handovers
+    expired = table.open & (table.deadline <= state.timestep)
+    building = expired & (table.kind > MINING)
+    state = revert_builds(state, building)
+    return state.replace(
+        handovers=close_rows(state.handovers, expired),
+        coordination=state.coordination.bump(
+            handover_expiries=(expired & (table.kind == MINING)).any(),
+            build_handover_expiries=building.any(),
+        ),
+    )
+
+
+def revert_builds(state: State, rows: jax.Array) -> State:
+    """Close construction ``rows`` (K,): the site returns to CONSTRUCTION_SITE and the initiator
+    gets the full cost back (also used when the team changes floor, decision 5)."""
+    table, floor = state.handovers, state.world.floor
+    site_rows = jnp.where(rows, table.pos[:, 0], state.world.block.shape[1])
+    block = state.world.block.at[floor, site_rows, table.pos[:, 1]].set(
+        Block.CONSTRUCTION_SITE, mode="drop"
+    )
+    cost = jnp.asarray(STRUCTURE_COST)[jnp.clip(table.kind - 1, 0, 2)] * rows[:, None]
+    p = state.players.inventory.shape[0]
+    payer = (table.initiator[:, None] == jnp.arange(p)[None, :]) & rows[:, None]  # (K, P)
+    refund = payer.T.astype(jnp.int32) @ cost
+    players = state.players.replace(inventory=state.players.inventory + refund)
+    return state.replace(
+        world=state.world.replace(block=block),
+        players=players,
+        handovers=close_rows(table, rows),
+    )

@@ -1,0 +1,136 @@
+"""Coordination maps and construction sites, generated once at reset (GAME.md §6.1-§6.3).
+
+The coordination map holds, per floor and cell, 0 (no task), +N (a synchronous task needing N
+agents) or -W (a handover task with a window of W steps); the soft mask marks the sync tasks a
+lone agent may still attempt. Every draw is made for every cell of every floor, then masked by
+the parameters (``coordination_enabled``, ``construction_enabled``), so switching a task type
+off changes no other random stream.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from alem_core.constants import Block
+from alem_core.params import Params, StaticParams
+
+COORD_ELIGIBLE = np.zeros(len(Block), bool)
+COORD_ELIGIBLE[
+    [
+        Block.TREE,
+        Block.FIRE_TREE,
+        Block.ICE_SHRUB,
+        Block.STONE,
+        Block.COAL,
+        Block.IRON,
+        Block.DIAMOND,
+        Block.SAPPHIRE,
+        Block.RUBY,
+    ]
+] = True
+"""Blocks that may carry a mining task (stalagmites may not)."""
+
+SITE_TILES = np.zeros(len(Block), bool)
+SITE_TILES[[Block.GRASS, Block.PATH]] = True
+SITE_BORDER = 5
+"""Sites keep at least this many cells from every border."""
+
+MINING_SITE_FLOORS = (2, 5, 7)
+"""Floors that get ``num_mining_construction_sites``; floor 0 gets ``num_construction_sites``."""
+
+
+def _task_values(key: jax.Array, shape: tuple[int, ...], params: Params, static: StaticParams):
+    """Draw a task for every cell: (value, handover, soft-draw) as if every cell were a task.
+
+    value = -W for a handover (W uniform in the window, inclusive), else N = P w.p.
+    ``p_max_agents`` or 2.
+    """
+    k_handover, k_all, k_window, k_soft = jax.random.split(key, 4)
+    handover = jax.random.uniform(k_handover, shape) < params.handover_ratio
+    needs_all = jax.random.uniform(k_all, shape) < params.p_max_agents
+    window = jax.random.randint(
+        k_window, shape, params.handover_window_min, params.handover_window_max + 1
+    )
+    n = jnp.where(needs_all, static.player_count, 2)
+    value = jnp.where(handover, -window, n).astype(jnp.int32)
+    return value, handover, jax.random.uniform(k_soft, shape)
+
+
+def mining_tasks(
+    key: jax.Array, block: jax.Array, params: Params, static: StaticParams
+) -> tuple[jax.Array, jax.Array]:
+    """(L, H, W) int32 coordination map and bool soft mask over the mining blocks (§6.1)."""
+    k_pick, k_task = jax.random.split(key)
+    picked = jax.random.uniform(k_pick, block.shape) < params.coordination_probability
+    tasked = jnp.asarray(COORD_ELIGIBLE)[block] & picked & params.coordination_enabled
+    value, handover, soft_u = _task_values(k_task, block.shape, params, static)
+    soft = tasked & ~handover & (soft_u < params.soft_coordination_ratio)
+    return jnp.where(tasked, value, 0), soft
+
+
+def sites_per_floor(params: Params, static: StaticParams) -> jax.Array:
+    """(L,) int32 construction sites wanted on each floor (0 with construction off)."""
+    floors = np.arange(static.num_levels)
+    mining = np.isin(floors, MINING_SITE_FLOORS)
+    count = jnp.where(
+        floors == 0,
+        params.num_construction_sites,
+        jnp.where(mining, params.num_mining_construction_sites, 0),
+    )
+    return jnp.where(params.construction_enabled, count, 0).astype(jnp.int32)
+
+
+def _site_cells(key: jax.Array, block: jax.Array, count: jax.Array, static: StaticParams):
+    """(S, 2) cells and (S,) validity of up to ``count`` sites on one floor, S static.
+
+    Sampling without replacement among the candidate tiles: the S largest of independent
+    uniforms over the candidates (ties have probability 0).
+    """
+    rows, cols = static.map_size
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    inner = np.minimum(np.minimum(r, rows - 1 - r), np.minimum(c, cols - 1 - c)) >= SITE_BORDER
+    candidate = jnp.asarray(SITE_TILES)[block] & jnp.asarray(inner)
+    score = jnp.where(candidate, jax.random.uniform(key, block.shape), -1.0).reshape(-1)
+    best, flat = jax.lax.top_k(score, static.max_construction_sites)
+    valid = (best >= 0) & (jnp.arange(static.max_construction_sites) < count)
+    return jnp.stack([flat // cols, flat % cols], axis=-1), valid
+
+
+def place_sites(
+    key: jax.Array,
+    block: jax.Array,
+    coord: jax.Array,
+    soft: jax.Array,
+    params: Params,
+    static: StaticParams,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Put CONSTRUCTION_SITE blocks and their task values on every floor (§6.3).
+
+    Each site is a handover w.p. ``handover_ratio``, else sync (N as for mining) and soft w.p.
+    ``soft_construction_ratio``. Returns the new (block, coord, soft) maps (L, H, W).
+    """
+    levels = static.num_levels
+    k_cells, k_task = jax.random.split(key)
+    cells, valid = jax.vmap(lambda k, b, n: _site_cells(k, b, n, static))(
+        jax.random.split(k_cells, levels), block, sites_per_floor(params, static)
+    )
+    shape = (levels, static.max_construction_sites)
+    value, handover, soft_u = _task_values(k_task, shape, params, static)
+    site_soft = ~handover & (soft_u < params.soft_construction_ratio)
+    floor = jnp.broadcast_to(jnp.arange(levels)[:, None], shape)
+    rows = jnp.where(valid, cells[..., 0], static.map_size[0])  # invalid rows: dropped
+    index = (floor, rows, cells[..., 1])
+    block = block.at[index].set(Block.CONSTRUCTION_SITE, mode="drop")
+    coord = coord.at[index].set(value, mode="drop")
+    soft = soft.at[index].set(site_soft, mode="drop")
+    return block, coord, soft
+
+
+def coordination_layers(
+    key: jax.Array, block: jax.Array, params: Params, static: StaticParams, site_key: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(block, coord, soft) for all floors: mining tasks, then construction sites."""
+    coord, soft = mining_tasks(key, block, params, static)
+    return place_sites(site_key, block, coord, soft, params, static)

@@ -1,0 +1,179 @@
+"""Synchronous and handover mining (GAME.md §6.1-§6.2) through the real Do-phase stage.
+
+. . . . .
+. 0 # 1 .      stone at (1,2); agent 0 at (1,1) facing right, agent 1 at (1,3) facing left,
+. . 2 . .      agent 2 at (2,2) facing up. Everyone holds a wood pickaxe unless stated.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alem_core.constants import Achievement as Ach
+from alem_core.constants import Action, Block, Facing, Inv
+from alem_core.params import Params
+from alem_core.pipeline import PIPELINE
+from alem_core.testing import hand_built_state
+
+from ..conftest import SMALL
+
+DO_PHASE = jax.jit({s.name: s for s in PIPELINE}["do_phase"].fn, static_argnums=4)
+STONE = (1, 2)
+POSITIONS = [(1, 1), (1, 3), (2, 2)]
+FACING = [Facing.RIGHT, Facing.LEFT, Facing.UP]
+DO, NOOP = Action.DO, Action.NOOP
+KEY = jax.random.key(0)
+
+
+def world(value: int, soft: bool = False, params: Params | None = None, pickaxe: int = 1):
+    params = Params(shared_reward=False) if params is None else params
+    state = hand_built_state([".....", "..#.."], SMALL, params, POSITIONS, FACING)
+    w = state.world
+    state = state.replace(
+        world=w.replace(coord=w.coord.at[0, 1, 2].set(value), soft=w.soft.at[0, 1, 2].set(soft))
+    )
+    inventory = state.players.inventory.at[:, Inv.PICKAXE].set(pickaxe)
+    return state.replace(players=state.players.replace(inventory=inventory)), params
+
+
+def do(state, params, *actions, key=KEY):
+    return DO_PHASE(state, jnp.array(actions, jnp.int32), key, params, SMALL)
+
+
+def stone(state):
+    return np.asarray(state.players.inventory[:, Inv.STONE]).tolist()
+
+
+def unlocked(state, achievement):
+    return np.asarray(state.players.achievements[:, achievement]).tolist()
+
+
+def test_two_on_a_hard_pair_block_get_three_each():
+    state, params = world(2)
+    out = do(state, params, DO, DO, NOOP)
+    assert stone(out) == [3, 3, 0]
+    assert int(out.world.block[0, 1, 2]) == Block.PATH and int(out.world.coord[0, 1, 2]) == 0
+    assert unlocked(out, Ach.COORD_2_AGENTS_HARD) == [True, True, False]
+    assert unlocked(out, Ach.COORD_MINE_STONE_HARD) == [True, True, False]
+    assert int(out.coordination.sync_successes) == 1 and int(out.coordination.sync_2_agents) == 1
+
+
+def test_three_on_a_hard_team_block_get_six_each():
+    state, params = world(3)
+    out = do(state, params, DO, DO, DO)
+    assert stone(out) == [6, 6, 6]
+    assert unlocked(out, Ach.COORD_3_AGENTS_HARD) == [True, True, True]
+    assert int(out.coordination.sync_3plus_agents) == 1
+
+
+@pytest.mark.parametrize(("value", "actions"), [(2, (DO, NOOP, NOOP)), (3, (DO, DO, NOOP))])
+def test_too_few_on_a_hard_block_do_nothing(value, actions):
+    state, params = world(value)
+    out = do(state, params, *actions)
+    assert stone(out) == [0, 0, 0]
+    assert int(out.world.block[0, 1, 2]) == Block.STONE
+    assert int(out.world.coord[0, 1, 2]) == value
+    assert int(out.coordination.sync_attempts) == 1 and int(out.coordination.sync_successes) == 0
+
+
+def test_without_the_tool_tier_no_coordination_achievement():
+    state, params = world(2, pickaxe=0)
+    out = do(state, params, DO, DO, NOOP)
+    assert stone(out) == [0, 0, 0]
+    assert not any(unlocked(out, Ach.COORD_2_AGENTS_HARD))  # decision 7
+
+
+def test_a_tree_counts_for_the_generic_achievement_only():
+    state, params = world(2)
+    w = state.world
+    state = state.replace(world=w.replace(block=w.block.at[0, 1, 2].set(Block.TREE)))
+    out = do(state, params, DO, DO, NOOP)
+    assert np.asarray(out.players.inventory[:, Inv.WOOD]).tolist() == [3, 3, 0]
+    assert unlocked(out, Ach.COORD_2_AGENTS_HARD) == [True, True, False]
+    assert (
+        int(
+            out.players.achievements[
+                :, Ach.COORD_MINE_STONE_HARD : Ach.COORD_MINE_RUBY_HARD + 1
+            ].sum()
+        )
+        == 0
+    )
+
+
+def test_soft_block_met_gives_the_bonus_and_soft_achievements():
+    state, params = world(2, soft=True, params=Params(soft_solo_fail_prob=1.0))
+    out = do(state, params, DO, DO, NOOP)
+    assert stone(out) == [3, 3, 0]
+    assert unlocked(out, Ach.COORD_2_AGENTS_SOFT) == [True, True, False]
+    assert unlocked(out, Ach.COORD_MINE_STONE_SOFT) == [True, True, False]
+    assert int(out.coordination.soft_bonus_events) == 1
+
+
+def test_soft_solo_attempt_follows_its_seeded_draw():
+    params = Params(soft_solo_fail_prob=0.5)
+    state, _ = world(2, soft=True, params=params)
+    outcomes = []
+    for seed in range(12):
+        key = jax.random.key(seed)
+        out = do(state, params, DO, NOOP, NOOP, key=key)
+        outcomes.append(stone(out)[0])
+        # the draw the stage makes: third split of the Do-phase key, agent 0's uniform
+        u = float(jax.random.uniform(jax.random.split(key, 3)[2], (3,))[0])
+        assert stone(out)[0] == (1 if u >= 0.5 else 0), (seed, u)
+        assert not unlocked(out, Ach.COORD_2_AGENTS_SOFT)[0]  # alone: no coordination credit
+    assert 0 in outcomes and 1 in outcomes  # both outcomes occur over these seeds
+
+
+def _handover_world(window: int):
+    state, params = world(-window)
+    return state, params
+
+
+def _at(state, t):
+    return state.replace(timestep=jnp.asarray(t, jnp.int32))
+
+
+def test_handover_completed_on_the_last_step_of_its_window():
+    state, params = _handover_world(5)
+    opened = do(_at(state, 10), params, DO, NOOP, NOOP)
+    assert stone(opened) == [0, 0, 0] and bool(opened.handovers.open.any())
+    row = int(np.flatnonzero(np.asarray(opened.handovers.open))[0])
+    assert int(opened.handovers.deadline[row]) == 16 and int(opened.handovers.initiator[row]) == 0
+    again = do(_at(opened, 12), params, DO, NOOP, NOOP)  # the initiator re-acting: nothing
+    assert stone(again) == [0, 0, 0] and int(again.handovers.open.sum()) == 1
+    done = do(_at(again, 15), params, NOOP, DO, NOOP)  # t + W
+    assert stone(done) == [0, 1, 0]
+    assert not bool(done.handovers.open.any()) and int(done.world.coord[0, 1, 2]) == 0
+    assert unlocked(done, Ach.HANDOVER_COMPLETE) == [False, True, False]
+    assert unlocked(done, Ach.COORD_MINE_HANDOVER) == [False, True, False]
+    assert int(done.coordination.handover_successes) == 1
+
+
+def test_handover_one_step_late_expires_and_restarts():
+    state, params = _handover_world(5)
+    opened = do(_at(state, 10), params, DO, NOOP, NOOP)
+    late = do(_at(opened, 16), params, NOOP, DO, NOOP)  # t + W + 1: expired first
+    assert stone(late) == [0, 0, 0]
+    assert int(late.coordination.handover_expiries) == 1
+    rows = np.flatnonzero(np.asarray(late.handovers.open))
+    assert len(rows) == 1 and int(late.handovers.initiator[rows[0]]) == 1  # a new entry
+    assert int(late.world.coord[0, 1, 2]) == -5  # the cell keeps its requirement
+
+
+def test_two_completers_on_one_step_lowest_index_wins():
+    state, params = _handover_world(5)
+    opened = do(_at(state, 10), params, NOOP, DO, NOOP)  # agent 1 starts
+    done = do(_at(opened, 11), params, DO, NOOP, DO)  # agents 0 and 2 both complete
+    assert stone(done) == [1, 0, 0]
+    assert unlocked(done, Ach.HANDOVER_COMPLETE) == [True, False, False]
+
+
+def test_completion_is_credited_without_the_pickaxe():
+    state, params = world(-5, pickaxe=0)
+    opened = do(_at(state, 0), params, DO, NOOP, NOOP)
+    done = do(_at(opened, 1), params, NOOP, DO, NOOP)
+    assert stone(done) == [0, 0, 0]
+    assert unlocked(done, Ach.COORD_MINE_HANDOVER) == [False, True, False]
