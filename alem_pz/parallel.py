@@ -16,6 +16,7 @@
 | Truncation | every agent, once `max_steps` steps have been taken |
 | Dead agents | stay in `agents` (a teammate can revive them) with only NOOP (0) legal |
 | Metrics | `infos[agent]["cooperation"]`: running trade, request, revive, FF, comm counts |
+| Score | on the last step, every info also holds the GAME.md §9 keys as floats (`scoring.py`) |
 
 Observations are the core's symbolic vector (GAME.md §8.1); the Box bounds contain every value.
 Most entries lie in [0, 1]; raw counts reach 99 (books), so ``high`` is 100. The only negative
@@ -62,7 +63,7 @@ from pettingzoo import ParallelEnv
 import alem_core
 from alem_core.metrics import COOPERATION_METRICS
 from alem_core.pixels import pixel_shape
-from alem_pz import rendering
+from alem_pz import rendering, scoring
 from alem_pz.compiled import compiled_core, key_from_seed
 
 NOOP = 0
@@ -276,6 +277,8 @@ class AlemParallelEnv(ParallelEnv):
         )
         acting = self.agents
         obs, rewards, terms, truncs, infos = self._unpack(jax.device_get(packed), acting)
+        if any(terms.values()) or any(truncs.values()):  # the episode's last step
+            scoring.merge_scores(infos, self._state, self.static, self.possible_agents)
         self.agents = [a for a in acting if not (terms[a] or truncs[a])]
         return obs, rewards, terms, truncs, infos
 
