@@ -23,7 +23,8 @@ Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, constr
 * ``Team/specialization_ratio`` = aligned / (aligned + cross-role), ``Team/mean_<attribute>``.
 * ``Achievements/<NAME>``: 100 x unlocked, per agent.
 * ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``,
-  ``Deaths/*`` and ``Coordination/*`` (``coordination_metrics``).
+  ``Deaths/*``, ``Coordination/*`` and ``Team/soft_coordination_bonus_rate``
+  (``coordination_metrics``).
 
 Eligibility and category tables: ``score_tables.py``.
 """
@@ -241,30 +242,91 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
     return out
 
 
+def _rate(successes: jax.Array, attempts: jax.Array) -> jax.Array:
+    """successes / attempts, 0 when nothing was attempted."""
+    return successes / jnp.maximum(attempts, 1)
+
+
 def coordination_metrics(state: State, static: StaticParams) -> dict[str, jax.Array]:
     """``Coordination/*`` keys (GAME.md §9 "Coordination", TEXT_AND_EVAL.md §4.3).
 
-    Today only ``Coordination/sampled_alpha`` (``state.alpha``). The rest reads episode counters
-    that ``Stats`` does not have yet; "any agent this step" event counts, one per step:
-
-    * ``mining_sync_soft``, ``mining_sync_hard``: successful sync minings by cell kind;
-      ``sync_attempts``, ``sync_successes`` -> ``sync_success_rate``; ``sync_2_agent``,
-      ``sync_3plus_agent``; ``soft_bonus_events`` (soft sync with >= 2 actors earning the
-      k(k+1)/2 bonus) -> also ``Team/soft_coordination_bonus_rate`` = bonus / soft sync events.
-    * ``solo_soft_attempts``, ``solo_soft_successes`` -> ``solo_soft_success_rate``.
-    * handovers, mining and construction apart: ``*_handover_setups``, ``*_handover_successes``,
-      ``*_handover_expiries``, ``open_handovers`` (open rows now), resolved = successes +
-      expiries -> ``*_handover_success_rate``.
-    * construction: ``construction_sync_attempts`` / ``_successes``, ``construction_handover_*``,
-      ``construction_unfunded_attempts``, ``builds_shelter`` / ``_forge`` / ``_beacon``.
-    * elites: ``elite_attempts``, ``elite_successes``, ``elite_melee_kills``,
-      ``elite_ranged_kills``, ``large_passive_kills``.
-    * crafting: ``craft_attempts``, ``craft_successes``, ``diamond_items_crafted``.
-    * ``coordination_success_rate`` = (sync + handover + construction-sync + elite + craft
-      successes) / (the same attempts, handovers counted only when resolved).
+    Reads ``state.coordination`` (team counters; event counts are "any agent this step",
+    ``builds``, ``elite_kills`` and ``diamond_items`` count things), the open rows of
+    ``state.handovers`` and ``state.alpha``. Handover success rates are over resolved ones
+    (successes + expiries). ``coordination_success_rate`` = (sync + handover + construction-sync
+    + elite + craft successes) / (the same attempts, handovers only when resolved), mining and
+    construction handovers both counted. Also ``Team/soft_coordination_bonus_rate``.
     """
     del static
-    return {"Coordination/sampled_alpha": state.alpha}
+    c, ho = state.coordination, state.handovers
+    mining_open = (ho.open & (ho.kind == 0)).sum()
+    handover_ok = c.handover_successes + c.build_handover_successes
+    handover_resolved = handover_ok + c.handover_expiries + c.build_handover_expiries
+    successes = c.sync_successes + handover_ok + c.build_sync_successes
+    successes = successes + c.elite_successes.sum() + c.craft_successes
+    attempts = c.sync_attempts + handover_resolved + c.build_sync_attempts
+    attempts = attempts + c.elite_attempts.sum() + c.craft_attempts
+    out = {
+        "mining_sync_soft": c.sync_soft_successes,
+        "mining_sync_hard": c.sync_hard_successes,
+        "sync_attempts": c.sync_attempts,
+        "sync_successes": c.sync_successes,
+        "sync_success_rate": _rate(c.sync_successes, c.sync_attempts),
+        "sync_2_agent": c.sync_2_agents,
+        "sync_3plus_agent": c.sync_3plus_agents,
+        "soft_sync_events": c.soft_sync_events,
+        "soft_bonus_events": c.soft_bonus_events,
+        "solo_soft_attempts": c.solo_soft_attempts,
+        "solo_soft_successes": c.solo_soft_successes,
+        "solo_soft_success_rate": _rate(c.solo_soft_successes, c.solo_soft_attempts),
+        "mining_handover_setups": c.handover_setups,
+        "mining_handover_successes": c.handover_successes,
+        "mining_handover_expiries": c.handover_expiries,
+        "mining_open_handovers": mining_open,
+        "mining_handover_success_rate": _rate(
+            c.handover_successes, c.handover_successes + c.handover_expiries
+        ),
+        "construction_sync_attempts": c.build_sync_attempts,
+        "construction_sync_successes": c.build_sync_successes,
+        "construction_sync_success_rate": _rate(c.build_sync_successes, c.build_sync_attempts),
+        "construction_unfunded_attempts": c.build_unfunded,
+        "construction_handover_setups": c.build_handover_setups,
+        "construction_handover_successes": c.build_handover_successes,
+        "construction_handover_expiries": c.build_handover_expiries,
+        "construction_open_handovers": (ho.open & (ho.kind > 0)).sum(),
+        "construction_handover_success_rate": _rate(
+            c.build_handover_successes, c.build_handover_successes + c.build_handover_expiries
+        ),
+        "open_handovers": ho.open.sum(),
+        "handover_success_rate": _rate(handover_ok, handover_resolved),
+        "craft_attempts": c.craft_attempts,
+        "craft_successes": c.craft_successes,
+        "craft_success_rate": _rate(c.craft_successes, c.craft_attempts),
+        "diamond_items_crafted": c.diamond_items,
+        "coordination_success_rate": _rate(successes, attempts),
+        "sampled_alpha": state.alpha,
+    }
+    out.update(_per_class_counts(c))
+    result = {f"Coordination/{k}": v for k, v in out.items()}
+    result["Team/soft_coordination_bonus_rate"] = _rate(c.soft_bonus_events, c.soft_sync_events)
+    return result
+
+
+def _per_class_counts(c) -> dict[str, jax.Array]:
+    """Builds by structure and elite/large counters by class (melee, ranged, passive)."""
+    out = {}
+    for i, name in enumerate(("shelter", "forge", "beacon")):
+        out[f"builds_{name}"] = c.builds[i]
+    for i, name in enumerate(("melee", "ranged", "passive")):
+        out[f"elite_{name}_attempts"] = c.elite_attempts[i]
+        out[f"elite_{name}_successes"] = c.elite_successes[i]
+    out["elite_attempts"] = c.elite_attempts.sum()
+    out["elite_successes"] = c.elite_successes.sum()
+    out["elite_success_rate"] = _rate(c.elite_successes.sum(), c.elite_attempts.sum())
+    out["elite_melee_kills"] = c.elite_kills[0]
+    out["elite_ranged_kills"] = c.elite_kills[1]
+    out["large_passive_kills"] = c.elite_kills[2]
+    return out
 
 
 def score(

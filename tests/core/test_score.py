@@ -173,3 +173,35 @@ def test_jit_equals_eager_and_vmap_batches():
     batched = jax.vmap(lambda s: score(s, FULL))(batch)
     np.testing.assert_allclose(batched["Team/achievement_pct"][1], eager["Team/achievement_pct"])
     assert set(HEADLINE_KEYS) <= set(eager)
+
+
+def test_coordination_counters_and_the_overall_success_rate():
+    state = _state(FULL, {})
+    c = state.coordination.bump(
+        sync_attempts=4,
+        sync_successes=3,
+        soft_sync_events=2,
+        soft_bonus_events=1,
+        handover_successes=2,
+        handover_expiries=1,
+        build_sync_attempts=2,
+        build_sync_successes=1,
+        elite_attempts=jnp.array([1, 0, 1]),
+        elite_successes=jnp.array([1, 0, 0]),
+        craft_attempts=1,
+        craft_successes=1,
+        builds=jnp.array([0, 1, 0]),
+    )
+    handovers = state.handovers.replace(
+        open=state.handovers.open.at[:2].set(True), kind=state.handovers.kind.at[1].set(2)
+    )
+    out = score(state.replace(coordination=c, handovers=handovers), FULL)
+    # successes 3 + 2 + 1 + 1 + 1 = 8 over attempts 4 + (2 + 1 resolved) + 2 + 2 + 1 = 12
+    assert _scalar(out, "Coordination/coordination_success_rate") == pytest.approx(8 / 12)
+    assert _scalar(out, "Coordination/mining_handover_success_rate") == pytest.approx(2 / 3)
+    assert _scalar(out, "Coordination/sync_success_rate") == pytest.approx(3 / 4)
+    assert _scalar(out, "Coordination/elite_success_rate") == pytest.approx(1 / 2)
+    assert _scalar(out, "Coordination/builds_forge") == 1
+    assert _scalar(out, "Coordination/mining_open_handovers") == 1
+    assert _scalar(out, "Coordination/construction_open_handovers") == 1
+    assert _scalar(out, "Team/soft_coordination_bonus_rate") == pytest.approx(1 / 2)
