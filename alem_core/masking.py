@@ -14,6 +14,7 @@ from alem_core.constants import GIVE_BASE, Action, Inv, comm_base, num_give_slot
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.attributes import LEVEL_UPS, can_level_up
+from alem_core.systems.construction import build_mask
 from alem_core.systems.crafting import craft_mask
 from alem_core.systems.placement import placement_mask
 from alem_core.systems.trading import give_mask
@@ -37,9 +38,10 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
 
     GIVE slot k is offered exactly when the give would move a unit (``trading.give_mask``).
     SHOOT_ARROW needs a bow and an arrow, CAST_SPELL a learned spell (mana not checked).
+    BUILD_X: next to a site and some teammate can pay, or next to an open in-progress site of
+    that type started by someone else (GAME.md §6.3).
     Not yet offered: DESCEND / ASCEND (only the overworld is generated so far), potions, books
-    and enchanting (their items come from the deeper floors) and BUILD_* (construction arrives
-    with the coordination rules).
+    and enchanting (their items come from the deeper floors).
     """
     p = static.player_count
     mask = jnp.zeros((p, static.num_actions), bool)
@@ -54,6 +56,7 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
         (inventory[:, Inv.BOW] >= 1) & (inventory[:, Inv.ARROW] >= 1)
     )
     mask = mask.at[:, Action.CAST_SPELL].set(state.players.spell_learned)
+    mask = mask.at[:, Action.BUILD_SHELTER : Action.BUILD_BEACON + 1].set(build_mask(state, static))
     slots = num_give_slots(p)
     if slots:
         mask = mask.at[:, GIVE_BASE : GIVE_BASE + slots].set(give_mask(state.players, static))

@@ -7,8 +7,8 @@ deterministic ones. The order is the contract:
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
 * mobs act after players have moved, then spawn away from the new positions;
 * intrinsics run after combat, and inventory achievements after everything that changes items.
-Stages still to come with later floors and coordination (floor change, construction,
-potions, books, enchanting) slot in at their places in §5.1.
+Stages still to come with the deeper floors (floor change, potions, books, enchanting) slot
+in at their places in §5.1.
 
 No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
@@ -35,6 +35,7 @@ from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs
 from alem_core.systems.attributes import level_up
 from alem_core.systems.communication import send_messages
+from alem_core.systems.construction import build
 from alem_core.systems.crafting import craft
 from alem_core.systems.handovers import expire_handovers
 from alem_core.systems.interaction import interact_blocks
@@ -84,6 +85,7 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("crafting", _crafting, True),
     Stage("do_phase", _do_phase, True),
     Stage("placing", _placing, True),
+    Stage("construction", lambda s, a, k, p, st: build(s, a, st), False),
     Stage("launching", lambda s, a, k, p, st: launch(s, a, st), False),
     Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
     Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
