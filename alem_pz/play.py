@@ -1,0 +1,362 @@
+"""Play alem with the keyboard: hot-seat for several people, with AI teammates in any seat.
+
+    python -m alem_pz.play --players 3 --humans 0,1 --ai scripted --difficulty easy
+    alem-play --humans none --ai random            # watch an AI team (console script)
+
+Flow (TEXT_AND_EVAL.md §6.1): the people act in turn; the window shows the current person's own
+view (large) beside the teammates' views; each key records that person's action and passes the
+turn on; when every person has chosen, the AI seats choose (``policy(observation, action_mask)``)
+and the world steps once. Dead, sleeping or resting people get NOOP without a turn. At the end
+of an episode a summary is printed and shown, and a new episode starts (``--episodes``).
+Keys: ``alem_pz.keys`` (``--keys`` prints them). ``--record team.gif`` saves every step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import alem_core
+from alem_core.constants import NUM_REQUESTS, ROLE_OF_INDEX, Achievement, Inv, Request
+from alem_pz import rendering
+from alem_pz.keys import action_name, describe, key_table
+from alem_pz.parallel import AlemParallelEnv
+from alem_pz.policies import load_policy
+from alem_pz.recording import save_frames
+
+ACCENTS = ((64, 216, 242), (90, 230, 90), (255, 184, 51), (178, 115, 242), (255, 115, 178))
+NOTICE_SECONDS = 3.5
+HINT = "WASD move  Space do  Tab sleep  1-8 tools  F1-F9 request  Ctrl+digit give  Esc quit"
+
+
+@dataclass
+class PlayConfig:
+    """Options of a play session (the command-line flags)."""
+
+    players: int = 3
+    difficulty: str | float = "easy"
+    seed: int | None = None
+    fps: float = 30.0
+    scale: float = 1.0
+    tile_px: int = 32
+    humans: tuple[int, ...] = (0,)
+    ai: str = "random"
+    comm_channels: int = 0
+    max_steps: int = 10000
+    episodes: int | None = None
+    record: str | None = None
+    static: alem_core.StaticParams | None = field(default=None, repr=False)
+
+
+class Game:
+    """One play session: the env, whose turn it is, notices, the window and the event loop."""
+
+    def __init__(self, config: PlayConfig) -> None:
+        import pygame
+
+        self.pg, self.config = pygame, config
+        self.env = AlemParallelEnv(
+            players=config.players, difficulty=config.difficulty,
+            comm_channels=config.comm_channels, max_steps=config.max_steps, static=config.static,
+        )  # fmt: skip
+        self.p = self.env.static.player_count
+        seed = config.seed if config.seed is not None else int(time.time()) % 100000
+        self.seed = seed
+        self.humans = [i for i in sorted(set(config.humans)) if 0 <= i < self.p]
+        self.ai = {
+            i: load_policy(config.ai, seed + i) for i in range(self.p) if i not in self.humans
+        }
+        pygame.display.init()  # key names resolve only once pygame's display is up
+        nc = self.env.static.num_comm_channels
+        self.keys = {
+            (pygame.key.key_code(name), mods): action
+            for (name, mods), action in key_table(self.p, nc).items()
+        }
+        self.log: list[tuple[int, int]] = []  # (player, action) of every key a person pressed
+        self.frames: list[np.ndarray] = []
+        self.notices: list[tuple[str, tuple[int, int, int], float]] = []
+        self.episodes = 0
+        pygame.font.init()
+        pygame.key.set_repeat(250, 75)
+        pygame.display.set_caption("alem")
+        self.font = pygame.font.Font(None, max(16, round(20 * config.scale)))
+        self.clock = pygame.time.Clock()
+        self.screen = None
+        self._start_episode()
+
+    # ---- turns ----------------------------------------------------------------------------
+
+    def _start_episode(self) -> None:
+        self.obs, self.infos = self.env.reset(seed=self.seed + self.episodes)
+        self.returns = np.zeros(self.p)
+        self.steps = 0
+        self.chosen: dict[int, int] = {}
+        self.before = self.env.core_state
+        self._record()
+        self._next_turn()
+
+    def can_act(self, i: int) -> bool:
+        """Player ``i`` has a real choice (not dead, asleep or resting: more than NOOP legal)."""
+        return int(self.infos[f"agent_{i}"]["action_mask"].sum()) > 1
+
+    def _next_turn(self) -> None:
+        """Move the turn to the next person who can act; step the world when none is left."""
+        waiting = [i for i in self.humans if i not in self.chosen and self.can_act(i)]
+        self.turn = waiting[0] if waiting else None
+        if self.turn is None and self.humans:
+            self.step_world()
+
+    def press(self, key: int, mods: frozenset[str]) -> int | None:
+        """A key from the current person: record its action and pass the turn. Returns the
+        action, or None when the key is not in the table or nobody is waiting."""
+        action = self.keys.get((key, mods))
+        if action is None and "shift" in mods:
+            action = self.keys.get((key, mods - {"shift"}))
+        if action is None or self.turn is None:
+            return None
+        self.chosen[self.turn] = action
+        self.log.append((self.turn, action))
+        self._next_turn()
+        return action
+
+    def step_world(self) -> None:
+        """Fill in AI and NOOP seats, step once, update notices, end the episode if over."""
+        actions = {}
+        for i, agent in enumerate(self.env.agents):
+            if i in self.ai and self.can_act(i):
+                actions[agent] = int(self.ai[i](self.obs[agent], self.infos[agent]["action_mask"]))
+            else:
+                actions[agent] = self.chosen.get(i, 0)
+        self.obs, rewards, _, _, self.infos = self.env.step(actions)
+        self.steps += 1
+        self.returns += [rewards.get(f"agent_{i}", 0.0) for i in range(self.p)]
+        self._notice_changes()
+        self.chosen = {}
+        self._record()
+        if not self.env.agents:
+            self._end_episode()
+        else:
+            self._next_turn()
+
+    def _notice_changes(self) -> None:
+        after = self.env.core_state
+        new = np.asarray(after.players.achievements) & ~np.asarray(self.before.players.achievements)
+        lost = np.asarray(self.before.players.health) - np.asarray(after.players.health)
+        now = time.monotonic()
+        for i, a in zip(*np.nonzero(new), strict=True):
+            self.notices.append((f"P{i + 1} {Achievement(a).name.lower()}", (255, 210, 60), now))
+        for i in np.flatnonzero(lost >= 0.5):
+            self.notices.append((f"P{i + 1} -{lost[i]:.0f} HP", (240, 70, 70), now))
+        self.notices = self.notices[-4:]
+        self.before = after
+
+    def summary(self) -> list[str]:
+        """End-of-episode lines: steps, score (return) and achievements of every agent."""
+        unlocked = np.asarray(self.env.core_state.players.achievements)
+        lines = [f"episode over after {self.steps} steps (seed {self.seed + self.episodes})"]
+        for i in range(self.p):
+            names = [Achievement(a).name.lower() for a in np.flatnonzero(unlocked[i])]
+            lines.append(
+                f"P{i + 1} {ROLE_OF_INDEX[i % 3].name.lower()}: score {self.returns[i]:.1f}, "
+                f"{len(names)} achievements: {', '.join(names) or '-'}"
+            )
+        return lines
+
+    def _end_episode(self) -> None:
+        lines = self.summary()
+        print("\n".join(lines))
+        now = time.monotonic()
+        self.notices = [(line, (255, 255, 255), now + 2) for line in lines[:3]]
+        self.episodes += 1
+        if self.config.episodes is None or self.episodes < self.config.episodes:
+            self._start_episode()
+
+    def _record(self) -> None:
+        if self.config.record:
+            self.frames.append(rendering.team_frame(self.env))
+
+    # ---- loop -----------------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """True once the requested number of episodes has been played."""
+        return self.config.episodes is not None and self.episodes >= self.config.episodes
+
+    def handle_events(self) -> bool:
+        """Process pending pygame events; False when the window asks to quit."""
+        pg = self.pg
+        for event in pg.event.get():
+            if event.type == pg.QUIT or (event.type == pg.KEYDOWN and event.key == pg.K_ESCAPE):
+                return False
+            if event.type == pg.KEYDOWN:
+                mods = {"ctrl": pg.KMOD_CTRL, "shift": pg.KMOD_SHIFT, "alt": pg.KMOD_ALT}
+                self.press(event.key, frozenset(m for m, bit in mods.items() if event.mod & bit))
+        return True
+
+    def run(self, max_frames: int | None = None) -> None:
+        """The event loop: draw, read keys (or let an all-AI team step), keep ``fps``."""
+        frames = 0
+        while not self.finished and (max_frames is None or frames < max_frames):
+            if not self.handle_events():
+                break
+            if not self.humans:
+                self.step_world()
+            if self.finished:
+                break
+            self.draw()
+            self.clock.tick(self.config.fps)
+            frames += 1
+        self.close()
+
+    def close(self) -> None:
+        """Save the recording (if asked) and close the window."""
+        if self.config.record and self.frames:
+            print(f"recording saved to {save_frames(self.frames, self.config.record)}")
+            self.frames = []
+        self.pg.display.quit()
+
+    # ---- drawing --------------------------------------------------------------------------
+
+    def draw(self) -> None:
+        """The current player's view, the teammates' views at a smaller size, the HUD text."""
+        pg, scale = self.pg, self.config.scale
+        views = rendering.pixel_observations(self.env, self.config.tile_px)
+        focus = self.turn if self.turn is not None else 0
+        big = self._surface(views[focus], scale)
+        others = [j for j in range(self.p) if j != focus]
+        small_scale = scale / max(2, len(others))
+        smalls = [self._surface(views[j], small_scale) for j in others]
+        side = max((s.get_width() for s in smalls), default=0)
+        hud_h = 6 * self.font.get_linesize() + 8
+        size = (max(big.get_width() + side + 8, 720), big.get_height() + hud_h)
+        if self.screen is None or self.screen.get_size() != size:
+            self.screen = pg.display.set_mode(size)
+        self.screen.fill((16, 16, 22))
+        self.screen.blit(big, (0, 0))
+        pg.draw.rect(self.screen, ACCENTS[focus % 5], big.get_rect(), 3)
+        y = 0
+        for j, s in zip(others, smalls, strict=True):
+            self.screen.blit(s, (big.get_width() + 8, y))
+            pg.draw.rect(
+                self.screen, ACCENTS[j % 5], s.get_rect(topleft=(big.get_width() + 8, y)), 2
+            )
+            y += s.get_height() + 4
+        self._draw_hud(focus, big.get_height() + 4)
+        pg.display.flip()
+
+    def _surface(self, image: np.ndarray, scale: float):
+        surface = self.pg.surfarray.make_surface((image * 255).astype(np.uint8).swapaxes(0, 1))
+        size = (round(surface.get_width() * scale), round(surface.get_height() * scale))
+        return self.pg.transform.smoothscale(surface, size) if scale != 1 else surface
+
+    def _draw_hud(self, focus: int, top: int) -> None:
+        lines = hud_lines(self.env.core_state, focus, self.p, self.returns[focus], self.turn)
+        now = time.monotonic()
+        self.notices = [n for n in self.notices if now - n[2] < NOTICE_SECONDS]
+        colours = [ACCENTS[focus % 5]] + [(220, 220, 220)] * (len(lines) - 1)
+        notice = "   ".join(n[0] for n in self.notices)
+        rows = [
+            *zip(lines, colours, strict=True),
+            (notice, (255, 210, 60)),
+            (HINT, (140, 140, 150)),
+        ]
+        for k, (text, colour) in enumerate(rows):
+            self.screen.blit(
+                self.font.render(text, True, colour), (8, top + k * self.font.get_linesize())
+            )
+
+
+def hud_lines(state: alem_core.State, i: int, p: int, score: float, turn: int | None) -> list[str]:
+    """Four HUD lines for player ``i``: who and vitals, inventory, requests and messages,
+    coordination cues."""
+    pl = state.players
+    role = ROLE_OF_INDEX[i % 3].name.lower()
+    who = f"Player {i + 1}/{p} · {role}" + ("" if turn is not None else " (AI team)")
+    vitals = "  ".join(
+        f"{name} {int(np.ceil(getattr(pl, name)[i]))}"
+        for name in ("health", "food", "drink", "energy", "mana")
+    )
+    inv = np.asarray(pl.inventory[i])
+    items = [f"{Inv(k).name.lower()} {inv[k]}" for k in range(len(Inv)) if inv[k] > 0]
+    requests = [
+        f"P{j + 1} wants {Request(int(pl.request[j])).name.lower()} ({int(pl.request_timer[j])})"
+        for j in range(p)
+        if 0 <= int(pl.request[j]) < NUM_REQUESTS and int(pl.request_timer[j]) > 0
+    ]
+    messages = [
+        f"P{j + 1} ch {int(np.argmax(pl.message[j]))}"
+        for j in range(p)
+        if pl.message.shape[1] and pl.message[j].max() > 0
+    ]
+    return [
+        f"{who}   {vitals}   score {score:.1f}   step {int(state.timestep)}",
+        "inventory: " + (", ".join(items) or "empty"),
+        "requests: " + (", ".join(requests) or "none"),
+        "messages: " + (", ".join(messages) or "none") + "   " + coordination_cues(state, i),
+    ]
+
+
+def coordination_cues(state: alem_core.State, i: int) -> str:
+    """Coordination targets in player ``i``'s 9 x 11 view, and open handovers anywhere."""
+    floor = int(state.world.floor)
+    r, c = (int(v) for v in state.players.pos[i])
+    coord = np.asarray(state.world.coord[floor])[max(r - 4, 0) : r + 5, max(c - 5, 0) : c + 6]
+    elites = 0
+    for name in ("melee", "passive", "ranged"):
+        ents = getattr(state.mobs, name)
+        pos = np.asarray(ents.pos[floor])
+        near = (np.abs(pos[:, 0] - r) <= 4) & (np.abs(pos[:, 1] - c) <= 5)
+        elites += int((near & np.asarray(ents.alive[floor]) & np.asarray(ents.elite[floor])).sum())
+    return (
+        f"in view: {int((coord > 0).sum())} sync, {int((coord < 0).sum())} handover, "
+        f"{elites} elite;  open handovers: {int(np.asarray(state.handovers.open).sum())}"
+    )
+
+
+def parse_humans(text: str) -> tuple[int, ...]:
+    """``"0,2"`` -> (0, 2); ``"none"`` or ``""`` -> (); ``"all"`` -> every seat (resolved later)."""
+    if text in ("", "none"):
+        return ()
+    if text == "all":
+        return tuple(range(16))
+    return tuple(int(v) for v in text.split(","))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command line (module docstring)."""
+    parser = argparse.ArgumentParser(description="Play alem with the keyboard (hot-seat).")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--difficulty", default="easy")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--fps", type=float, default=30.0)
+    parser.add_argument("--scale", type=float, default=1.0, help="window scale")
+    parser.add_argument("--tile", type=int, default=32, help="pixels per tile before scaling")
+    parser.add_argument("--humans", default="0", help="seats played by people: 0,1 / all / none")
+    parser.add_argument("--ai", default="random", help="random, scripted or module:function")
+    parser.add_argument("--comm-channels", type=int, default=0)
+    parser.add_argument("--max-steps", type=int, default=10000)
+    parser.add_argument("--episodes", type=int, default=None)
+    parser.add_argument("--record", default=None, help="save the session as a GIF (or PNG folder)")
+    parser.add_argument("--keys", action="store_true", help="print the key table and exit")
+    args = parser.parse_args(argv)
+    if args.keys:
+        print("\n".join(describe(args.players, args.comm_channels)))
+        return
+    config = PlayConfig(
+        players=args.players, difficulty=args.difficulty, seed=args.seed, fps=args.fps,
+        scale=args.scale, tile_px=args.tile, humans=parse_humans(args.humans), ai=args.ai,
+        comm_channels=args.comm_channels, max_steps=args.max_steps, episodes=args.episodes,
+        record=args.record,
+    )  # fmt: skip
+    print(f"compiling and warming up (tens of seconds); {len(config.humans)} human seat(s)")
+    Game(config).run()
+
+
+__all__ = ["Game", "PlayConfig", "action_name", "coordination_cues", "hud_lines", "main"]
+
+if __name__ == "__main__":
+    main()
