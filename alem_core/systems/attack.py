@@ -4,7 +4,7 @@ Reads: players (pos, facing, sword, strength, intelligence, food), mobs on the c
 (melee, passive, ranged: pos, alive, health, kind, elite, hard, required), world.kills.
 Writes: mob health and alive flags, world.kills, players.food / hunger, achievements
 (DEFEAT_*, EAT_*, COLLECT_FOOD, COORD_ELITE_*_KILL, COORD_LARGE_PASSIVE_KILL),
-stats.monsters_killed.
+stats.monsters_killed, coordination elite counters.
 
 Damage from several attackers on one mob adds up. Elite and large mobs (slots pre-rolled at
 reset) scale each attacker's damage by how many players hit them this step, k, against the
@@ -82,10 +82,12 @@ def attack_mobs(
     floor = state.world.floor
     mobs, players, world, stats = state.mobs, state.players, state.world, state.stats
     achievements = players.achievements
+    counters = state.coordination
     for name, mob_class in HOSTILE_CLASSES.items():
         ents, hits, killed, coordinated = _strike(
             state, getattr(mobs, name), mob_class, actions, static
         )
+        counters = _count_elite(counters, ents, floor, hits, killed, coordinated, name)
         credit = hits & killed[None, :]
         defeat = jnp.asarray(KILL_ACHIEVEMENT[name])[ents.kind[floor]]
         unlocked = (
@@ -100,8 +102,24 @@ def attack_mobs(
         )
         mobs = dataclasses.replace(mobs, **{name: ents})
     players = dataclasses.replace(players, achievements=achievements)
-    state = dataclasses.replace(state, mobs=mobs, players=players, world=world, stats=stats)
+    state = dataclasses.replace(
+        state, mobs=mobs, players=players, world=world, stats=stats, coordination=counters
+    )
     return _eat_passive(state, actions, forager_u, params, static)
+
+
+ELITE_COUNTER_INDEX = {"melee": 0, "ranged": 1, "passive": 2}
+
+
+def _count_elite(counters, ents: Entities, floor, hits, killed, coordinated, name: str):
+    """Elite/large events of one class: attempted, requirement met, kills with it met."""
+    hit = hits.any(axis=0) & ents.elite[floor]
+    one_class = jnp.zeros(3, jnp.int32).at[ELITE_COUNTER_INDEX[name]]
+    return counters.bump(
+        elite_attempts=one_class.set(hit.any()),
+        elite_successes=one_class.set((hit & coordinated).any()),
+        elite_kills=one_class.set((killed & coordinated).sum()),
+    )
 
 
 def _eat_passive(
@@ -131,4 +149,5 @@ def _eat_passive(
         achievements=achievements,
     )
     mobs = dataclasses.replace(state.mobs, passive=ents)
-    return dataclasses.replace(state, mobs=mobs, players=players)
+    counters = _count_elite(state.coordination, ents, floor, hits, killed, coordinated, "passive")
+    return dataclasses.replace(state, mobs=mobs, players=players, coordination=counters)

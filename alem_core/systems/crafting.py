@@ -147,7 +147,13 @@ def craft(
     players = dataclasses.replace(
         players, inventory=inventory, armour=armour, achievements=achievements
     )
-    return dataclasses.replace(state, players=players)
+    attempts = able & coordinated  # a feasible diamond craft waiting for its partners
+    counters = state.coordination.bump(
+        craft_attempts=attempts.any(),
+        craft_successes=(ok & coordinated).any(),
+        diamond_items=(ok & diamond).sum(),
+    )
+    return dataclasses.replace(state, players=players, coordination=counters)
 
 
 def _craft_armour(players, crafted: jax.Array, level: jax.Array):
