@@ -1,0 +1,126 @@
+"""The evaluation runner (TEXT_AND_EVAL.md §4.1): protocol, summary JSON, bootstrap, baselines."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from alem_core.score import HEADLINE_KEYS, score, score_keys
+from alem_pz import evaluate as ev
+from alem_pz.baselines import GreedyCoordinator, MaskedRandom
+
+from .conftest import SMALL
+
+MAX_STEPS = 30
+
+
+@pytest.fixture(scope="module")
+def summary():
+    return ev.evaluate(
+        MaskedRandom(0),
+        episodes=2,
+        max_steps=MAX_STEPS,
+        difficulties=["easy"],
+        static=SMALL,
+        resamples=500,
+        progress=False,
+        policy_name="random",
+    )
+
+
+def test_summary_structure_survives_json(summary):
+    loaded = json.loads(json.dumps(summary))
+    protocol = loaded["protocol"]
+    assert protocol["seeds"] == [9999, 10000]
+    assert protocol["shared_reward"] is False and protocol["soft_specialization"] is True
+    assert protocol["players"] == 3 and protocol["max_steps"] == MAX_STEPS
+    result = loaded["results"]["easy"]
+    assert list(loaded["results"]) == ["easy"]
+    assert list(result["headline"]) == list(HEADLINE_KEYS)
+    assert set(result["metrics"]) == set(score_keys(SMALL))
+    for stats in result["metrics"].values():
+        assert stats["ci_low"] - 1e-9 <= stats["mean"] <= stats["ci_high"] + 1e-9
+    assert [ep["seed"] for ep in result["per_episode"]] == [9999, 10000]
+    assert all(1 <= ep["steps"] <= MAX_STEPS for ep in result["per_episode"])
+
+
+def test_episode_metrics_equal_the_score_of_the_final_states(summary):
+    # Replaying with a fresh policy gives the same episodes: the policy is reseeded per episode
+    # and the world depends only on the seed.
+    policy = MaskedRandom(0)
+    env = ev.make_env("easy", MAX_STEPS, SMALL)
+    records = summary["results"]["easy"]["per_episode"]
+    for record in records:
+        policy.reset(record["seed"])
+        obs, infos = env.reset(seed=record["seed"])
+        while env.agents:
+            actions = {a: policy(obs[a], infos[a]["action_mask"]) for a in env.agents}
+            obs, _, _, _, infos = env.step(actions)
+        final = score(env.core_state, SMALL)
+        for key, values in final.items():
+            assert record["metrics"][key] == pytest.approx(
+                float(np.mean(values)), rel=1e-6, abs=1e-6
+            ), key
+    team = [r["metrics"]["Team/achievement_pct"] for r in records]
+    headline = summary["results"]["easy"]["headline"]["Team/achievement_pct"]
+    assert headline["mean"] == pytest.approx(np.mean(team))
+
+
+def test_bootstrap_interval_is_seeded_and_brackets_the_mean():
+    values = np.array([[0.0, 2.0], [1.0, 2.0], [2.0, 2.0], [5.0, 2.0]])
+    mean, low, high = ev.bootstrap(values, resamples=2000, seed=3)
+    again = ev.bootstrap(values, resamples=2000, seed=3)
+    np.testing.assert_array_equal(low, again[1])
+    assert mean[0] == pytest.approx(2.0) and low[0] < 2.0 < high[0]
+    assert low[0] >= 0.0 and high[0] <= 5.0
+    assert low[1] == high[1] == 2.0  # a constant column has no spread
+
+
+def test_progress_bar_and_batched_policies(capsys):
+    class Batched:
+        batched = True
+
+        def __call__(self, observations, masks):
+            assert observations.shape[0] == masks.shape[0] == 3
+            return np.zeros(3, int)  # NOOP for everyone
+
+    out = ev.evaluate(
+        Batched(), episodes=1, max_steps=5, difficulties=["easy"], static=SMALL, resamples=10
+    )
+    err = capsys.readouterr().err
+    assert "easy episode 1/1" in err and "100.0%" in err
+    assert out["results"]["easy"]["per_episode"][0]["steps"] == 5
+
+
+def test_load_policy_names():
+    assert isinstance(ev.load_policy("random"), MaskedRandom)
+    assert isinstance(ev.load_policy("greedy"), GreedyCoordinator)
+    assert ev.load_policy("alem_pz.evaluate:bootstrap") is ev.bootstrap
+    with pytest.raises(ValueError, match="module:function"):
+        ev.load_policy("nonsense")
+
+
+def test_greedy_coordinator_plays_legal_actions(make_env):
+    env = make_env(max_steps=40, difficulty="easy")
+    policy = GreedyCoordinator()
+    policy.reset(0)
+    obs, infos = env.reset(seed=0)
+    while env.agents:
+        actions = {}
+        for a in env.agents:
+            actions[a] = policy(obs[a], infos[a]["action_mask"])
+            assert infos[a]["action_mask"][actions[a]] == 1
+        obs, _, _, _, infos = env.step(actions)
+
+
+@pytest.mark.slow
+def test_command_line_on_the_full_world(tmp_path):
+    out = tmp_path / "summary.json"
+    argv = ["--policy", "greedy", "--episodes", "1", "--max-steps", "5"]
+    argv += ["--difficulties", "hard", "--out", str(out), "--resamples", "10", "--no-progress"]
+    assert ev.main(argv) == 0
+    loaded = json.loads(out.read_text())
+    assert loaded["protocol"]["num_levels"] == 9 and loaded["protocol"]["map_size"] == [48, 48]
+    assert list(loaded["results"]) == ["hard"]
