@@ -8,8 +8,9 @@ From Python::
     frames = record_episode(steps=100, policy="scripted")   # list of (H, W, 3) uint8 frames
     save_frames(frames, "team.gif", fps=10)
 
-Frames are ``env.render()`` team frames (every agent's view side by side). Rendering reads the
-state and never changes the episode: a recorded episode equals the same seed played unrecorded.
+Frames are team frames as ``env.render()`` draws them (every agent's view side by side).
+Rendering reads the state and never changes the episode: a recorded episode equals the same seed
+played unrecorded.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 import alem_core
 from alem_pz.policies import load_policy
+from alem_pz.rendering import RENDER_TILE_PX, team_frame
 
 
 def save_frames(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
@@ -36,7 +38,7 @@ def save_frames(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.
     if path.suffix.lower() == ".gif":
         path.parent.mkdir(parents=True, exist_ok=True)
         # One shared palette without dithering keeps flat tiles flat: small files, no shimmer.
-        palette = images[len(images) // 2].quantize(colors=192, dither=Image.Dither.NONE)
+        palette = images[len(images) // 2].quantize(colors=128, dither=Image.Dither.NONE)
         paletted = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
         paletted[0].save(
             path, save_all=True, append_images=paletted[1:], duration=round(1000 / fps),
@@ -57,9 +59,10 @@ def record_episode(
     policy: str = "scripted",
     every: int = 1,
     static: alem_core.StaticParams | None = None,
+    tile_px: int = RENDER_TILE_PX,
 ) -> list[np.ndarray]:
     """Play up to ``steps`` steps with ``policy`` for every agent; return every ``every``-th
-    team frame (the first and the last included)."""
+    team frame at ``tile_px`` pixels per tile (the first and the last included)."""
     from alem_pz.parallel import AlemParallelEnv
 
     env = AlemParallelEnv(
@@ -68,7 +71,7 @@ def record_episode(
     )  # fmt: skip
     policies = {agent: load_policy(policy, seed + i) for i, agent in enumerate(env.possible_agents)}
     observations, infos = env.reset(seed=seed)
-    frames = [env.render()]
+    frames = [team_frame(env, tile_px)]
     played = 0
     while env.agents:
         actions = {
@@ -77,7 +80,7 @@ def record_episode(
         observations, _, _, _, infos = env.step(actions)
         played += 1
         if played % every == 0 or not env.agents:
-            frames.append(env.render())
+            frames.append(team_frame(env, tile_px))
     env.close()
     return frames
 
@@ -92,10 +95,17 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument("--policy", default="scripted", help="random, scripted or module:function")
     parser.add_argument("--every", type=int, default=1, help="keep every n-th frame")
     parser.add_argument("--fps", type=float, default=10.0)
+    parser.add_argument("--tile", type=int, default=RENDER_TILE_PX, help="pixels per tile")
     parser.add_argument("--out", default="team.gif", help="a .gif file or a folder for PNGs")
     args = parser.parse_args(argv)
     frames = record_episode(
-        args.steps, args.players, args.difficulty, args.seed, args.policy, args.every
+        args.steps,
+        args.players,
+        args.difficulty,
+        args.seed,
+        args.policy,
+        args.every,
+        tile_px=args.tile,
     )
     path = save_frames(frames, args.out, args.fps)
     print(f"wrote {len(frames)} frames to {path}")

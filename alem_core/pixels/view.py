@@ -178,7 +178,7 @@ def light_tiles(tiles: jax.Array, light: jax.Array, state: State, at: Atlas) -> 
     """Darken the window: by daylight (with fixed grain and a blue shift) on the overworld,
     by each cell's light map value below it (cells at <= 0.05 are black)."""
     dark = 1.0 - jnp.clip(state.world.daylight, 0.0, 1.0)
-    night = 1.0 - 0.72 * dark * (1.0 + 0.3 * at.grain)
+    night = 1.0 - 0.6 * dark * (1.0 + 0.3 * at.grain)
     tint = 1.0 - dark * (1.0 - jnp.asarray(NIGHT_TINT))
     overworld = tiles * night[..., None] * tint
     cell = jnp.where(light > LIGHT_THRESHOLD, light, 0.0)[..., None, None, None]
