@@ -1,9 +1,7 @@
 """Two reference policies for ``alem_pz.evaluate``: masked random and a scripted greedy team.
 
-Both follow the evaluator's per-agent interface ``policy(observation, action_mask) -> int``
-(numpy in, int out) on symbolic observations (GAME.md §8.1, ``alem_core.observation``), and
-both have ``reset(seed)``, which the evaluator calls at the start of every episode so an
-evaluation is reproducible whatever ran before it.
+Both are ``policy(observation, action_mask) -> int`` on symbolic observations (GAME.md §8.1),
+with ``reset(seed)``, called by the evaluator at every episode start (reproducible runs).
 
 ``MaskedRandom``: a uniform draw among the legal actions.
 
@@ -14,10 +12,12 @@ yields a legal action wins:
 1. give: answer a teammate's open request through a legal GIVE slot, unless it is food or
    drink and the giver is low on it itself;
 2. survive: drink / eat (cows, ripe plants) when low, or REQUEST_* the missing one when no
-   source is in view; sleep when energy is low; rest when hurt with no enemy in view;
+   source is in view; revive a fallen teammate in view; sleep when energy is low and no enemy
+   is in view (or at energy 0 with none adjacent); rest when hurt with no enemy in view;
 3. fight a hostile mob on an adjacent cell;
-4. craft: the next pickaxe and sword tier, armour, a table / furnace when none is in view,
-   then the one-off achievements (torch, arrow, plant, stone, level-ups, books, potions);
+4. craft: the next pickaxe and sword tier, armour, a table / furnace when none is in view
+   (walking to a table in view when it holds the next tier's materials), then the one-off
+   achievements (torch, arrow, plant, stone, level-ups, books, potions);
 5. coordinate: complete an open handover in view; with a teammate in view, join a sync cell it
    can mine, attack an elite mob, or start a handover;
 6. build: walk to a construction site when it can pay for a structure (or one is half-built)
@@ -72,6 +72,7 @@ class View:
     item: np.ndarray  # (9, 11) item id
     mobs: np.ndarray  # (9, 11, 5, 8) entity class x type
     teammate: np.ndarray  # (9, 11) another player stands here
+    fallen: np.ndarray  # (9, 11) a dead teammate lies here
     coord: np.ndarray  # (9, 11) coordination value (> 0 sync, < 0 handover)
     soft: np.ndarray  # (9, 11) soft sync cell
     elite: np.ndarray  # (9, 11) elite / large mob here
@@ -100,6 +101,7 @@ def decode(obs: np.ndarray, players: int, comm_channels: int = 0) -> View:
     item = view[..., NUM_BLOCKS:_MOB_BASE].argmax(-1)
     mobs = view[..., _MOB_BASE:_TEAM_BASE].reshape(VIEW_ROWS, VIEW_COLS, 5, 8) > 0
     teammate = view[..., _TEAM_BASE + 1 : _TEAM_BASE + players].any(-1)
+    fallen = teammate & (view[..., _TEAM_BASE + players] == 0)
     row = 14 + comm_channels
     dash = obs[VIEW_ROWS * VIEW_COLS * c :][: players * row].reshape(players, row)
     own = obs[-49:]
@@ -110,6 +112,7 @@ def decode(obs: np.ndarray, players: int, comm_channels: int = 0) -> View:
         item=item,
         mobs=mobs,
         teammate=teammate,
+        fallen=fallen,
         coord=view[..., _TEAM_BASE + players + 1],
         soft=view[..., _TEAM_BASE + players + 2] > 0,
         elite=view[..., _TEAM_BASE + players + 3] > 0,
@@ -250,19 +253,23 @@ class GreedyCoordinator:
                 return action
             if not own_request:
                 return Action.REQUEST_FOOD
-        if v.energy <= 2:
-            return Action.SLEEP
+        if v.fallen.any():
+            action = approach(v, v.fallen)
+            if action is not None:
+                return action
         hostile = v.mobs[..., [0, 2], :].any((-1, -2))
+        # Sleepers take x3.5 melee damage: sleep with no enemy in view, or when out of energy
+        # (energy 0 stops health regeneration) and none is next to us.
+        if (v.energy <= 2 and not hostile.any()) or (
+            v.energy == 0 and not _adjacent(hostile).any()
+        ):
+            return Action.SLEEP
         if v.health <= 3 and not hostile.any():
             return Action.REST
         return None
 
     def _fight(self, v: View, mask: np.ndarray) -> int | None:
-        hostile = v.mobs[..., [0, 2], :].any((-1, -2))
-        adjacent = np.zeros_like(hostile)
-        r0, c0 = VIEW_CENTRE
-        for dr, dc in MOVES.values():
-            adjacent[r0 + dr, c0 + dc] = hostile[r0 + dr, c0 + dc]
+        adjacent = _adjacent(v.mobs[..., [0, 2], :].any((-1, -2)))
         return approach(v, adjacent) if adjacent.any() else None
 
     def _craft(self, v: View, mask: np.ndarray) -> int | None:
@@ -278,6 +285,10 @@ class GreedyCoordinator:
         table = (v.block == Block.CRAFTING_TABLE).any()
         if mask[Action.PLACE_FURNACE] and table and not (v.block == Block.FURNACE).any():
             return Action.PLACE_FURNACE
+        if table and _next_tool_affordable(v):  # walk to the table seen to craft the next tool
+            action = approach(v, v.block == Block.CRAFTING_TABLE)
+            if action is not None and action != Action.DO:
+                return action
         if mask[Action.MAKE_TORCH] and v.inv[8] == 0 and v.inv[2] >= 2:
             return Action.MAKE_TORCH
         if mask[Action.MAKE_ARROW] and v.inv[9] == 0 and v.inv[1] >= 3:
@@ -361,6 +372,26 @@ class GreedyCoordinator:
         if free:
             return int(self.rng.choice(free))
         return int(self.rng.choice(np.flatnonzero(mask)))
+
+
+def _adjacent(cells: np.ndarray) -> np.ndarray:
+    """``cells`` restricted to the agent's four neighbours."""
+    out = np.zeros_like(cells)
+    r0, c0 = VIEW_CENTRE
+    for dr, dc in MOVES.values():
+        out[r0 + dr, c0 + dc] = cells[r0 + dr, c0 + dc]
+    return out
+
+
+def _next_tool_affordable(v: View) -> bool:
+    """The agent holds the materials of its next stone or iron tier (pickaxe or sword)."""
+    wood, stone, coal, iron = v.inv[0], v.inv[1], v.inv[2], v.inv[3]
+    level = min(v.pickaxe, v.sword)
+    if level == 0:
+        return wood >= 1
+    if level == 1:
+        return wood >= 1 and stone >= 1
+    return level == 2 and wood >= 1 and stone >= 1 and iron >= 1 and coal >= 1
 
 
 def _mineable(v: View) -> np.ndarray:
