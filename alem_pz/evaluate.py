@@ -194,7 +194,15 @@ def evaluate(
 
     Returns:
         ``{"protocol": {...}, "results": {difficulty: summarise(...)}}``.
+
+    Raises:
+        ValueError: no difficulty, or fewer than one episode or step.
     """
+    if not difficulties or episodes < 1 or max_steps < 1:
+        raise ValueError(
+            f"need at least one difficulty, episode and step, got difficulties={difficulties!r}, "
+            f"episodes={episodes!r}, max_steps={max_steps!r}"
+        )
     bar = Progress(episodes * max_steps * len(difficulties), enabled=progress)
     results = {}
     for difficulty in difficulties:

@@ -100,6 +100,8 @@ def test_load_policy_names():
     assert ev.load_policy("alem_pz.evaluate:bootstrap") is ev.bootstrap
     with pytest.raises(ValueError, match="module:function"):
         ev.load_policy("nonsense")
+    with pytest.raises(ValueError, match="at least one difficulty"):
+        ev.evaluate(MaskedRandom(0), difficulties=[], static=SMALL)
 
 
 def test_greedy_coordinator_plays_legal_actions(make_env):
