@@ -85,9 +85,11 @@ def test_masked_out_actions_change_nothing(rollout):
     batch = jnp.stack(all_actions)
 
     def game_state(actions):
-        # A masked GIVE is still a give attempt (a metric); everything else must stay put.
+        # Attempt counters are metrics, never read by the rules: a masked GIVE or BUILD is still
+        # an attempt. Everything the game reads must stay put.
         after = step(key, state, actions, PARAMS)[1]
-        return after.replace(stats=after.stats.replace(give_attempts=jnp.zeros(3, jnp.int32)))
+        stats = after.stats.replace(give_attempts=jnp.zeros(3, jnp.int32))
+        return after.replace(stats=stats, coordination=state.coordination)
 
     outputs = jax.jit(jax.vmap(game_state))(batch)
     reference = game_state(noop)

@@ -255,10 +255,10 @@ def test_step_before_reset_and_after_the_end_raise(make_env):
 
 
 def test_bad_constructor_arguments_raise_clearly():
-    with pytest.raises(ValueError, match="'pixels'"):
-        AlemParallelEnv(obs_type="pixels")
-    with pytest.raises(ValueError, match="'human'"):
-        AlemParallelEnv(render_mode="human")
+    with pytest.raises(ValueError, match="'rgb'"):
+        AlemParallelEnv(obs_type="rgb")
+    with pytest.raises(ValueError, match="'ansi'"):
+        AlemParallelEnv(render_mode="ansi")
     with pytest.raises(ValueError, match="max_steps"):
         AlemParallelEnv(max_steps=0)
     with pytest.raises(ValueError, match="max_steps"):
