@@ -15,11 +15,13 @@ achievements (COORD_BUILD_*, HANDOVER_COMPLETE), handovers, coordination counter
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.constants import Achievement, Action, Block
+from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, Block
 from alem_core.grid import NEIGHBOURS_8, cell_values, faced_cell, write_cells
 from alem_core.params import StaticParams
 from alem_core.state import State
@@ -38,119 +40,127 @@ BEACON_LIGHT = np.clip(1.0 - np.hypot(*BEACON_OFFSETS.T) / BEACON_RADIUS, 0.0, 1
 """A beacon adds 1 - d/4 (clipped at 0) to the light of the 9 x 9 cells around it."""
 
 
-def _lower_facing_same(cell: jax.Array, who: jax.Array) -> jax.Array:
-    """(P,) bool: a lower-index player in ``who`` faces the same cell."""
-    p = who.shape[0]
-    same = (cell[:, None, :] == cell[None, :, :]).all(-1)
-    lower = jnp.arange(p)[None, :] < jnp.arange(p)[:, None]
-    return (same & lower & who[None, :]).any(axis=1)
+STRUCTURE_BLOCK = np.array([row[1] for row in STRUCTURES], np.int32)
+STRUCTURE_ACHIEVEMENT = np.array([row[2] for row in STRUCTURES], np.int32)
+
+
+class _Facts(NamedTuple):
+    """What each player faces and asks for this step (all (P,) unless stated)."""
+
+    cell: jax.Array  # (P, 2)
+    block: jax.Array
+    value: jax.Array
+    soft: jax.Array
+    kind: jax.Array  # structure index 0-2 (clipped; see ``building``)
+    building: jax.Array
+    can_pay: jax.Array  # can pay the structure it asks for
+    same_cell: jax.Array  # (P, P)
+    lower: jax.Array  # (P, P): column index below row index
+
+
+def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
+    players, world, p = state.players, state.world, actions.shape[0]
+    cell = faced_cell(players)
+    kind = actions - Action.BUILD_SHELTER
+    building = (kind >= 0) & (kind < len(STRUCTURES))
+    kind = jnp.clip(kind, 0, len(STRUCTURES) - 1)
+    cost = jnp.asarray(STRUCTURE_COST)[kind]
+    return _Facts(
+        cell=cell,
+        block=cell_values(world.block, world.floor, cell, static, Block.OUT_OF_BOUNDS),
+        value=cell_values(world.coord, world.floor, cell, static, 0),
+        soft=cell_values(world.soft, world.floor, cell, static, False),
+        kind=kind,
+        building=building,
+        can_pay=(players.inventory >= cost).all(axis=1),
+        same_cell=(cell[:, None, :] == cell[None, :, :]).all(-1),
+        lower=jnp.arange(p)[None, :] < jnp.arange(p)[:, None],
+    )
+
+
+def _sync_groups(f: _Facts) -> tuple[jax.Array, ...]:
+    """(member, built, credited, pays, any group unfunded): sync-site groups, one per cell and
+    structure type."""
+    member = f.building & (f.block == Block.CONSTRUCTION_SITE) & (f.value > 0)
+    group = f.same_cell & (f.kind[:, None] == f.kind[None, :]) & member[None, :]
+    k = group.sum(axis=1)
+    payers = member & f.can_pay
+    funded = member & (group & payers[None, :]).any(axis=1)
+    built = funded & ((k >= f.value) | f.soft)
+    # Two structure types on one site in one step: the lower structure index takes it.
+    beaten = (f.same_cell & built[None, :] & (f.kind[None, :] < f.kind[:, None])).any(axis=1)
+    built &= ~beaten
+    pays = payers & built & ~(group & payers[None, :] & f.lower).any(axis=1)
+    return member, built, built & (k >= f.value), pays, (member & ~funded).any()
+
+
+def _handovers(state: State, f: _Facts):
+    """(table, completes, starters credited, made): finish open sites, then start new ones."""
+    table, p = state.handovers, f.kind.shape[0]
+    entry = open_entry_at(table, f.cell, f.kind + 1) & (table.deadline > state.timestep)[None, :]
+    initiator = jnp.where(entry, table.initiator[None, :], -1).max(axis=1)
+    candidate = f.building & entry.any(axis=1) & (initiator != jnp.arange(p))
+    completes = candidate & ~(f.same_cell & candidate[None, :] & f.lower).any(axis=1)
+    initiators = ((initiator[:, None] == jnp.arange(p)[None, :]) & completes[:, None]).any(0)
+    table = close_rows(table, (entry & completes[:, None]).any(axis=0))
+    no_entry = ~open_entry_at(table, f.cell, -1).any(axis=1)
+    want = f.building & (f.block == Block.CONSTRUCTION_SITE) & (f.value < 0) & no_entry
+    want &= f.can_pay & ~(f.same_cell & state.players.alive[None, :] & f.lower).any(axis=1)
+    deadline = state.timestep - f.value + 1
+    table, made = add_entries(table, want, f.cell, deadline, f.kind + 1)
+    return table, completes, initiators, made
+
+
+def _beacon_light(light: jax.Array, floor: jax.Array, cell: jax.Array, lit: jax.Array):
+    """Add the beacon patch around each ``cell`` where ``lit``; point writes only."""
+    cells = (cell[:, None, :] + jnp.asarray(BEACON_OFFSETS)[None]).reshape(-1, 2)
+    add = (lit[:, None] * jnp.asarray(BEACON_LIGHT, jnp.float32)[None]).reshape(-1)
+    inside = (cells >= 0).all(-1) & (cells[:, 0] < light.shape[1]) & (cells[:, 1] < light.shape[2])
+    rows = jnp.where(inside & (add > 0), cells[:, 0], light.shape[1])  # others: dropped
+    cols = jnp.clip(cells[:, 1], 0, light.shape[2] - 1)
+    now = light[floor, jnp.clip(rows, 0, light.shape[1] - 1), cols]
+    return light.at[floor, rows, cols].set(jnp.minimum(now + add, 1.0), mode="drop")
+
+
+def build(state: State, actions: jax.Array, static: StaticParams) -> State:
+    """GAME.md §5.1 step 7: every BUILD_* of this step, all structure types at once."""
+    f = _facts(state, actions, static)
+    member, built, credited, pays, unfunded = _sync_groups(f)
+    table, completes, initiators, made = _handovers(state, f)
+    finished = pays | completes
+    world, floor, players = state.world, state.world.floor, state.players
+    new_block = jnp.where(
+        finished, jnp.asarray(STRUCTURE_BLOCK)[f.kind], Block.CONSTRUCTION_IN_PROGRESS
+    )
+    world = world.replace(
+        block=write_cells(world.block, floor, f.cell, new_block, finished | made),
+        coord=write_cells(world.coord, floor, f.cell, jnp.zeros_like(f.value), finished),
+        soft=write_cells(world.soft, floor, f.cell, jnp.zeros_like(f.soft), finished),
+        light=_beacon_light(world.light, floor, f.cell, finished & (f.kind == 2)),
+    )
+    spent = jnp.asarray(STRUCTURE_COST)[f.kind] * (pays | made)[:, None]
+    coord_build = jnp.asarray(STRUCTURE_ACHIEVEMENT)[f.kind]
+    won = (credited | completes)[:, None] & (coord_build[:, None] == jnp.arange(NUM_ACHIEVEMENTS))
+    achievements = (
+        (players.achievements | won)
+        .at[:, Achievement.HANDOVER_COMPLETE]
+        .max(completes | initiators)
+    )
+    per_type = jax.nn.one_hot(f.kind, len(STRUCTURES), dtype=jnp.int32)
+    counters = state.coordination.bump(
+        build_sync_attempts=member.any(),
+        build_sync_successes=built.any(),
+        build_unfunded=unfunded,
+        build_handover_setups=made.any(),
+        build_handover_successes=completes.any(),
+        builds=(per_type * finished[:, None]).sum(axis=0),
+    )
+    players = players.replace(inventory=players.inventory - spent, achievements=achievements)
+    return state.replace(world=world, players=players, handovers=table, coordination=counters)
 
 
 def _can_pay(inventory: jax.Array, s: int) -> jax.Array:
     return (inventory >= jnp.asarray(STRUCTURE_COST[s])[None, :]).all(axis=1)
-
-
-def _finish(state: State, cell: jax.Array, built: jax.Array, s: int) -> State:
-    """Turn the cells of ``built`` players into structure ``s``; clear their tasks."""
-    floor, world = state.world.floor, state.world
-    block = write_cells(world.block, floor, cell, jnp.full(built.shape, STRUCTURES[s][1]), built)
-    coord = write_cells(world.coord, floor, cell, jnp.zeros(built.shape, jnp.int32), built)
-    soft = write_cells(world.soft, floor, cell, jnp.zeros(built.shape, bool), built)
-    light = world.light
-    if STRUCTURES[s][1] == Block.EPIC_BEACON:
-        cells = (cell[:, None, :] + jnp.asarray(BEACON_OFFSETS)[None]).reshape(-1, 2)
-        add = (built[:, None] * jnp.asarray(BEACON_LIGHT, jnp.float32)[None]).reshape(-1)
-        inside = (cells >= 0).all(-1) & (cells[:, 0] < light.shape[1])
-        inside &= cells[:, 1] < light.shape[2]
-        rows = jnp.where(inside, cells[:, 0], light.shape[1])  # outside the map: dropped
-        light = light.at[floor, rows, cells[:, 1]].add(add, mode="drop")
-        light = light.at[floor].set(jnp.clip(light[floor], 0.0, 1.0))
-    world = world.replace(block=block, coord=coord, soft=soft, light=light)
-    return state.replace(world=world)
-
-
-def _sync_builds(state: State, actions: jax.Array, s: int, static: StaticParams) -> State:
-    """Sync-site groups for structure ``s``."""
-    players, floor = state.players, state.world.floor
-    cell = faced_cell(players)
-    block = cell_values(state.world.block, floor, cell, static, Block.OUT_OF_BOUNDS)
-    value = cell_values(state.world.coord, floor, cell, static, 0)
-    soft = cell_values(state.world.soft, floor, cell, static, False)
-    member = (actions == STRUCTURES[s][0]) & (block == Block.CONSTRUCTION_SITE) & (value > 0)
-    same = (cell[:, None, :] == cell[None, :, :]).all(-1) & member[None, :]
-    k = same.sum(axis=1)
-    payers = member & _can_pay(players.inventory, s)
-    funded = member & (same & payers[None, :]).any(axis=1)
-    built = funded & ((k >= value) | soft)
-    pays = payers & built & ~_lower_facing_same(cell, payers)
-    cost = jnp.asarray(STRUCTURE_COST[s])[None, :] * pays[:, None]
-    achievements = players.achievements.at[:, STRUCTURES[s][2]].max(built & (k >= value))
-    players = players.replace(inventory=players.inventory - cost, achievements=achievements)
-    counters = state.coordination.bump(
-        build_sync_attempts=member.any(),
-        build_sync_successes=built.any(),
-        build_unfunded=(member & ~funded).any(),
-        builds=jnp.zeros(3, jnp.int32).at[s].set(pays.sum()),
-    )
-    state = state.replace(players=players, coordination=counters)
-    return _finish(state, cell, pays, s)
-
-
-def _complete_handovers(state: State, actions: jax.Array, s: int) -> State:
-    """A different player's BUILD_X on an open in-progress site of that type finishes it."""
-    players, table, p = state.players, state.handovers, actions.shape[0]
-    cell = faced_cell(players)
-    entry = open_entry_at(table, cell, s + 1) & (table.deadline > state.timestep)[None, :]
-    initiator = jnp.where(entry, table.initiator[None, :], -1).max(axis=1)
-    candidate = (actions == STRUCTURES[s][0]) & entry.any(axis=1) & (initiator != jnp.arange(p))
-    completes = candidate & ~_lower_facing_same(cell, candidate)
-    starters = (initiator[:, None] == jnp.arange(p)[None, :]) & completes[:, None]
-    credited = completes | starters.any(axis=0)
-    achievements = players.achievements.at[:, STRUCTURES[s][2]].max(completes)
-    achievements = achievements.at[:, Achievement.HANDOVER_COMPLETE].max(credited)
-    state = state.replace(
-        players=players.replace(achievements=achievements),
-        handovers=close_rows(table, (entry & completes[:, None]).any(axis=0)),
-        coordination=state.coordination.bump(
-            build_handover_successes=completes.any(),
-            builds=jnp.zeros(3, jnp.int32).at[s].set(completes.sum()),
-        ),
-    )
-    return _finish(state, cell, completes, s)
-
-
-def _start_handovers(state: State, actions: jax.Array, s: int, static: StaticParams) -> State:
-    """Pay and start handover sites (no lower-index player may face the same cell)."""
-    players, floor, p = state.players, state.world.floor, actions.shape[0]
-    cell = faced_cell(players)
-    block = cell_values(state.world.block, floor, cell, static, Block.OUT_OF_BOUNDS)
-    value = cell_values(state.world.coord, floor, cell, static, 0)
-    no_entry = ~open_entry_at(state.handovers, cell, -1).any(axis=1)
-    want = (actions == STRUCTURES[s][0]) & (block == Block.CONSTRUCTION_SITE) & (value < 0)
-    want &= no_entry & _can_pay(players.inventory, s)
-    want &= ~_lower_facing_same(cell, players.alive)
-    deadline = state.timestep - value + 1
-    table, made = add_entries(state.handovers, want, cell, deadline, jnp.full(p, s + 1))
-    cost = jnp.asarray(STRUCTURE_COST[s])[None, :] * made[:, None]
-    in_progress = jnp.full(p, Block.CONSTRUCTION_IN_PROGRESS)
-    world = state.world.replace(
-        block=write_cells(state.world.block, floor, cell, in_progress, made)
-    )
-    return state.replace(
-        world=world,
-        players=players.replace(inventory=players.inventory - cost),
-        handovers=table,
-        coordination=state.coordination.bump(build_handover_setups=made.any()),
-    )
-
-
-def build(state: State, actions: jax.Array, static: StaticParams) -> State:
-    """GAME.md §5.1 step 7: every BUILD_* of this step, structure by structure."""
-    for s in range(len(STRUCTURES)):
-        state = _sync_builds(state, actions, s, static)
-        state = _complete_handovers(state, actions, s)
-        state = _start_handovers(state, actions, s, static)
-    return state
 
 
 def build_mask(state: State, static: StaticParams) -> jax.Array:
