@@ -32,6 +32,7 @@ from jax import lax
 from alem_core.constants import NUM_BLOCKS, NUM_ITEMS, Block, Item, MobClass
 from alem_core.params import StaticParams
 from alem_core.state import State
+from alem_core.tables import TASK_BLOCK
 
 VIEW_ROWS, VIEW_COLS = 9, 11
 VIEW_CENTRE = (4, 5)
@@ -93,17 +94,19 @@ def padded_floor(state: State) -> tuple[jax.Array, jax.Array]:
 
     Returns:
         ints: (H + 8, W + 10, 4) int32 [block, item, coord, soft], padded with
-            OUT_OF_BOUNDS, NONE, 0, 0.
+            OUT_OF_BOUNDS, NONE, 0, 0; coord and soft only where ``TASK_BLOCK`` holds.
         light: (H + 8, W + 10) float32 light map; padding 0.
     """
     world = state.world
     floor = world.floor
+    block = world.block[floor]
+    tasked = jnp.asarray(TASK_BLOCK)[block]  # a completed task's block no longer counts
     ints = jnp.stack(
         [
-            pad_for_view(world.block[floor], int(Block.OUT_OF_BOUNDS)),
+            pad_for_view(block, int(Block.OUT_OF_BOUNDS)),
             pad_for_view(world.item[floor], int(Item.NONE)),
-            pad_for_view(world.coord[floor], 0),
-            pad_for_view(world.soft[floor].astype(jnp.int32), 0),
+            pad_for_view(jnp.where(tasked, world.coord[floor], 0), 0),
+            pad_for_view((tasked & world.soft[floor]).astype(jnp.int32), 0),
         ],
         axis=-1,
     )

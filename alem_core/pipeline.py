@@ -37,7 +37,7 @@ from alem_core.systems.attributes import level_up
 from alem_core.systems.communication import send_messages
 from alem_core.systems.construction import build
 from alem_core.systems.crafting import craft
-from alem_core.systems.handovers import expire_handovers
+from alem_core.systems.handovers import expire_mining_handovers
 from alem_core.systems.interaction import interact_blocks
 from alem_core.systems.intrinsics import clamp_intrinsics, start_sleep_and_rest, update_intrinsics
 from alem_core.systems.launching import launch
@@ -61,7 +61,7 @@ def _do_phase(state, actions, key, params, static):
     # One forager-gate draw per agent serves every gated Do this step (§5.4).
     gate_key, sapling_key, solo_key = jax.random.split(key, 3)
     forager_u = gate_draws(gate_key, static)
-    state = expire_handovers(state)
+    state = expire_mining_handovers(state)
     state, gate = gate_mining(state, actions, solo_key, params, static)
     state = attack_mobs(state, actions, forager_u, params, static)
     state = act_on_teammates(state, actions, params, static)

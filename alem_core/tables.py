@@ -100,6 +100,28 @@ MINE_ITEM, MINE_TIER, MINE_RESULT, MINE_MULTIPLIES = _mining_tables()
 """Indexed by block id: inventory column gained (-1: not mineable), pickaxe level needed,
 block left behind, and whether a synchronous-coordination yield multiplier applies."""
 
+COORD_ELIGIBLE = np.zeros(NUM_BLOCKS, bool)
+COORD_ELIGIBLE[
+    [
+        Block.TREE,
+        Block.FIRE_TREE,
+        Block.ICE_SHRUB,
+        Block.STONE,
+        Block.COAL,
+        Block.IRON,
+        Block.DIAMOND,
+        Block.SAPPHIRE,
+        Block.RUBY,
+    ]
+] = True
+"""Blocks that may carry a mining task (stalagmites may not)."""
+
+TASK_BLOCK = COORD_ELIGIBLE.copy()
+TASK_BLOCK[[Block.CONSTRUCTION_SITE, Block.CONSTRUCTION_IN_PROGRESS]] = True
+"""Blocks on which a coordination value counts. A completed task's block changes (mined to
+path, built to a structure), so readers mask the coordination map with this table instead of
+every system clearing it: fewer writes into the map each step."""
+
 SOLID = np.zeros(NUM_BLOCKS, bool)
 SOLID[
     [

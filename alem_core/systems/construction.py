@@ -10,7 +10,8 @@ achievements (COORD_BUILD_*, HANDOVER_COMPLETE), handovers, coordination counter
 * Handover site (-W): a player who can pay, with no lower-index player facing the same cell,
   pays and starts it (CONSTRUCTION_IN_PROGRESS, an entry with deadline t + W + 1). A different
   player issuing the same BUILD_X before the deadline finishes it for free: COORD_BUILD_X to
-  the completer, HANDOVER_COMPLETE to both. Expiry (refund) is ``handovers.expire_handovers``.
+  the completer, HANDOVER_COMPLETE to both. At the start of the stage, expired in-progress
+  sites return to plain sites and their initiators are refunded.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, Block
 from alem_core.grid import NEIGHBOURS_8, cell_values, faced_cell, write_cells
 from alem_core.params import StaticParams
 from alem_core.state import State
-from alem_core.systems.handovers import STRUCTURE_COST, add_entries, close_rows, open_entry_at
+from alem_core.systems.handovers import (
+    MINING,
+    STRUCTURE_COST,
+    add_entries,
+    close_rows,
+    expired_rows,
+    open_entry_at,
+    refund_builds,
+)
 
 STRUCTURES = (
     # action, block built, achievement
@@ -123,8 +132,16 @@ def _beacon_light(light: jax.Array, floor: jax.Array, cell: jax.Array, lit: jax.
 
 
 def build(state: State, actions: jax.Array, static: StaticParams) -> State:
-    """GAME.md §5.1 step 7: every BUILD_* of this step, all structure types at once."""
+    """GAME.md §5.1 step 7: expiries, then every BUILD_* of this step, all types at once."""
+    reverting = expired_rows(state) & (state.handovers.kind > MINING)
+    revert_cells = state.handovers.pos
+    state = refund_builds(state, reverting)
+    state = state.replace(
+        coordination=state.coordination.bump(build_handover_expiries=reverting.any())
+    )
     f = _facts(state, actions, static)
+    reverted = ((f.cell[:, None, :] == revert_cells[None]).all(-1) & reverting[None]).any(1)
+    f = f._replace(block=jnp.where(reverted, Block.CONSTRUCTION_SITE, f.block))
     member, built, credited, pays, unfunded = _sync_groups(f)
     table, completes, initiators, made = _handovers(state, f)
     finished = pays | completes
@@ -132,10 +149,13 @@ def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     new_block = jnp.where(
         finished, jnp.asarray(STRUCTURE_BLOCK)[f.kind], Block.CONSTRUCTION_IN_PROGRESS
     )
+    # One block write for the step: this step's builds, then the expired sites' reverts.
+    cells = jnp.concatenate([f.cell, revert_cells])
+    values = jnp.concatenate([new_block, jnp.full(reverting.shape, Block.CONSTRUCTION_SITE)])
     world = world.replace(
-        block=write_cells(world.block, floor, f.cell, new_block, finished | made),
-        coord=write_cells(world.coord, floor, f.cell, jnp.zeros_like(f.value), finished),
-        soft=write_cells(world.soft, floor, f.cell, jnp.zeros_like(f.soft), finished),
+        block=write_cells(
+            world.block, floor, cells, values, jnp.concatenate([finished | made, reverting])
+        ),
         light=_beacon_light(world.light, floor, f.cell, finished & (f.kind == 2)),
     )
     spent = jnp.asarray(STRUCTURE_COST)[f.kind] * (pays | made)[:, None]

@@ -5,7 +5,10 @@ of a construction entry also world.block (back to CONSTRUCTION_SITE), the initia
 (full refund) and ``state.coordination`` expiry counters.
 
 An entry made at step t with window W has deadline t + W + 1, so a teammate can complete it at
-steps t+1 ... t+W; at the start of every Do phase the entries with deadline <= t are removed.
+steps t+1 ... t+W. Entries with deadline <= t are removed: mining ones at the start of the Do
+phase, construction ones at the start of the construction stage, where the site's revert joins
+that stage's single block write (a separate scatter into the block map early in the step cost
+about 10 % of batched throughput). Nothing between the two reads construction entries.
 """
 
 from __future__ import annotations
@@ -68,36 +71,39 @@ def close_rows(table: Handovers, rows: jax.Array) -> Handovers:
     return table.replace(open=table.open & ~rows, initiator=jnp.where(rows, -1, table.initiator))
 
 
-def expire_handovers(state: State) -> State:
-    """Remove entries whose deadline has passed; undo and refund the half-built sites."""
+def expired_rows(state: State) -> jax.Array:
+    """(K,) bool: open entries whose deadline has passed (deadline <= t)."""
     table = state.handovers
-    expired = table.open & (table.deadline <= state.timestep)
-    building = expired & (table.kind > MINING)
-    state = revert_builds(state, building)
+    return table.open & (table.deadline <= state.timestep)
+
+
+def expire_mining_handovers(state: State) -> State:
+    """Start of the Do phase: remove expired mining entries (the cell keeps its task)."""
+    rows = expired_rows(state) & (state.handovers.kind == MINING)
     return state.replace(
-        handovers=close_rows(state.handovers, expired),
-        coordination=state.coordination.bump(
-            handover_expiries=(expired & (table.kind == MINING)).any(),
-            build_handover_expiries=building.any(),
-        ),
+        handovers=close_rows(state.handovers, rows),
+        coordination=state.coordination.bump(handover_expiries=rows.any()),
     )
 
 
-def revert_builds(state: State, rows: jax.Array) -> State:
-    """Close construction ``rows`` (K,): the site returns to CONSTRUCTION_SITE and the initiator
-    gets the full cost back (also used when the team changes floor, decision 5)."""
-    table, floor = state.handovers, state.world.floor
-    site_rows = jnp.where(rows, table.pos[:, 0], state.world.block.shape[1])
-    block = state.world.block.at[floor, site_rows, table.pos[:, 1]].set(
-        Block.CONSTRUCTION_SITE, mode="drop"
-    )
+def refund_builds(state: State, rows: jax.Array) -> State:
+    """Close construction ``rows`` (K,) and give each initiator the full cost back; the caller
+    returns their cells to CONSTRUCTION_SITE."""
+    table = state.handovers
     cost = jnp.asarray(STRUCTURE_COST)[jnp.clip(table.kind - 1, 0, 2)] * rows[:, None]
     p = state.players.inventory.shape[0]
     payer = (table.initiator[:, None] == jnp.arange(p)[None, :]) & rows[:, None]  # (K, P)
     refund = payer.T.astype(jnp.int32) @ cost
     players = state.players.replace(inventory=state.players.inventory + refund)
-    return state.replace(
-        world=state.world.replace(block=block),
-        players=players,
-        handovers=close_rows(table, rows),
+    return state.replace(players=players, handovers=close_rows(table, rows))
+
+
+def revert_builds(state: State, rows: jax.Array) -> State:
+    """Undo half-built sites of ``rows`` (K,): back to CONSTRUCTION_SITE, initiators refunded
+    (used when the team changes floor, decision 5)."""
+    table, floor = state.handovers, state.world.floor
+    site_rows = jnp.where(rows, table.pos[:, 0], state.world.block.shape[1])
+    block = state.world.block.at[floor, site_rows, table.pos[:, 1]].set(
+        Block.CONSTRUCTION_SITE, mode="drop"
     )
+    return refund_builds(state.replace(world=state.world.replace(block=block)), rows)

@@ -2,8 +2,8 @@
 
 Reads: players (pos, facing, alive, inventory pickaxe, drink, food), world.block (current
 floor), mobs and players on the faced cell, plants, and the coordination gate's verdicts.
-Writes: world.block, coord and soft (a mined block's task goes with it), players (inventory,
-drink, thirst, food, hunger, achievements), plants.age.
+Writes: world.block, players (inventory, drink, thirst, food, hunger, achievements),
+plants.age. A mined block's task ends with the block (``tables.TASK_BLOCK``).
 
 A Do aimed at a cell holding a mob is an attack (``attack.py``) and one aimed at a teammate is
 left to the teamwork rules, so neither touches the block underneath. Several players mining one
@@ -110,10 +110,8 @@ def interact_blocks(
     new_block = jnp.where(eats, Block.PLANT, jnp.asarray(MINE_RESULT)[block])
     floor = state.world.floor
     blocks = write_cells(state.world.block, floor, cell, new_block, mined | eats)
-    # A mined block takes its coordination task with it (GAME.md §6: cleared when completed).
-    coord = write_cells(state.world.coord, floor, cell, jnp.zeros_like(block), mined)
-    soft = write_cells(state.world.soft, floor, cell, jnp.zeros_like(mined), mined)
-    world = dataclasses.replace(state.world, block=blocks, coord=coord, soft=soft)
+    # A mined block's task ends with it: readers mask the coordination map by TASK_BLOCK.
+    world = dataclasses.replace(state.world, block=blocks)
     plants = _reset_eaten_plants(state, cell, eats)
     return dataclasses.replace(state, players=players, world=world, plants=plants)
 

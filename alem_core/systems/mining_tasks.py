@@ -29,6 +29,7 @@ from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.handovers import MINING, add_entries, close_rows, open_entry_at
 from alem_core.systems.interaction import can_mine, do_targets
+from alem_core.tables import COORD_ELIGIBLE
 
 _RESOURCE_ACHIEVEMENTS = {
     Inv.STONE: ("STONE", Block.STONE),
@@ -132,11 +133,8 @@ def gate_mining(
     """Apply the coordination rules to this step's Do on blocks (before any mining happens)."""
     facts = do_targets(state, actions, static)
     floor = state.world.floor
-    building = (facts["block"] == Block.CONSTRUCTION_SITE) | (
-        facts["block"] == Block.CONSTRUCTION_IN_PROGRESS
-    )
     value = cell_values(state.world.coord, floor, facts["cell"], static, 0)
-    value = jnp.where(facts["on"] & ~building, value, 0)
+    value = jnp.where(facts["on"] & jnp.asarray(COORD_ELIGIBLE)[facts["block"]], value, 0)
     soft = cell_values(state.world.soft, floor, facts["cell"], static, False)
     allowed, multiplier, unlocked, counters = _sync(state, facts, value, soft, key, params)
     state, handover_ok, completes, setups = _handover(state, facts, value)

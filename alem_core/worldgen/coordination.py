@@ -15,22 +15,7 @@ import numpy as np
 
 from alem_core.constants import Block
 from alem_core.params import Params, StaticParams
-
-COORD_ELIGIBLE = np.zeros(len(Block), bool)
-COORD_ELIGIBLE[
-    [
-        Block.TREE,
-        Block.FIRE_TREE,
-        Block.ICE_SHRUB,
-        Block.STONE,
-        Block.COAL,
-        Block.IRON,
-        Block.DIAMOND,
-        Block.SAPPHIRE,
-        Block.RUBY,
-    ]
-] = True
-"""Blocks that may carry a mining task (stalagmites may not)."""
+from alem_core.tables import COORD_ELIGIBLE
 
 SITE_TILES = np.zeros(len(Block), bool)
 SITE_TILES[[Block.GRASS, Block.PATH]] = True

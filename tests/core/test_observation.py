@@ -145,7 +145,8 @@ def test_coordination_soft_and_handover_channels():
     state = _state()
     coord = state.world.coord.at[0, 7, 8].set(2).at[0, 7, 9].set(-12)
     soft = state.world.soft.at[0, 7, 8].set(True).at[0, 7, 9].set(True)
-    state = _set_world(state, coord=coord, soft=soft)
+    block = state.world.block.at[0, 7, 8].set(Block.STONE).at[0, 7, 9].set(Block.IRON)
+    state = _set_world(state, coord=coord, soft=soft, block=block)
     ho = state.handovers
     ho = dataclasses.replace(
         ho,

@@ -46,7 +46,7 @@ def test_a_dead_agent_stays_in_agents_and_is_revived(make_env):
     assert "agent_1" in env.agents and not terms["agent_1"]
     assert infos["agent_1"]["alive"] is False
     assert np.flatnonzero(infos["agent_1"]["action_mask"]).tolist() == [NOOP]
-    _, rewards, _, _, infos = env.step({"agent_0": Action.DO, "agent_1": NOOP, "agent_2": NOOP})
+    _, _, _, _, infos = env.step({"agent_0": Action.DO, "agent_1": NOOP, "agent_2": NOOP})
     assert infos["agent_1"]["alive"] is True
     assert infos["agent_1"]["action_mask"].sum() > 1  # acts again from the next step
     assert infos["agent_0"]["cooperation"]["revives"] == 1

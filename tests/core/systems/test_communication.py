@@ -37,7 +37,9 @@ def test_two_senders_and_a_resend():
     state = hand_built_state(["."], RADIO, params)
     first = comm_base(3)
     both = send_messages(state, jnp.array([first + 3, Action.DO, first]), params, RADIO)
-    np.testing.assert_array_equal(np.asarray(both.players.message)[[0, 2]], [[0, 0, 0, 1], [1, 0, 0, 0]])
+    np.testing.assert_array_equal(
+        np.asarray(both.players.message)[[0, 2]], [[0, 0, 0, 1], [1, 0, 0, 0]]
+    )
     again = send_messages(both, jnp.array([first + 3, Action.DO, Action.NOOP]), params, RADIO)
     np.testing.assert_array_equal(again.players.message[0], [0, 0, 0, 1])
     assert again.stats.comms.tolist() == [2, 0, 1]

@@ -55,7 +55,7 @@ def test_two_on_a_hard_pair_block_get_three_each():
     state, params = world(2)
     out = do(state, params, DO, DO, NOOP)
     assert stone(out) == [3, 3, 0]
-    assert int(out.world.block[0, 1, 2]) == Block.PATH and int(out.world.coord[0, 1, 2]) == 0
+    assert int(out.world.block[0, 1, 2]) == Block.PATH  # the task ends with its block
     assert unlocked(out, Ach.COORD_2_AGENTS_HARD) == [True, True, False]
     assert unlocked(out, Ach.COORD_MINE_STONE_HARD) == [True, True, False]
     assert int(out.coordination.sync_successes) == 1 and int(out.coordination.sync_2_agents) == 1
@@ -177,3 +177,14 @@ def test_completion_is_credited_without_the_pickaxe():
     done = do(_at(opened, 1), params, NOOP, DO, NOOP)
     assert stone(done) == [0, 0, 0]
     assert unlocked(done, Ach.COORD_MINE_HANDOVER) == [False, True, False]
+
+
+def test_a_finished_task_disappears_from_the_observation():
+    from alem_core.observation_parts import padded_floor
+
+    state, params = world(2)
+    ints, _ = padded_floor(state)
+    assert int(ints[1 + 4, 2 + 5, 2]) == 2  # the sync value shows while the stone stands
+    out = do(state, params, DO, DO, NOOP)
+    ints, _ = padded_floor(out)
+    assert int(ints[1 + 4, 2 + 5, 2]) == 0 and int(ints[1 + 4, 2 + 5, 3]) == 0
