@@ -27,9 +27,12 @@ def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, objec
     _, infos = env.reset(seed=seed)
     played, returns = 0, dict.fromkeys(env.agents, 0.0)
     first_step = 0.0
+    durations = []
     while env.agents:
         actions = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
+        tick = time.perf_counter()
         _, rewards, _, _, infos = env.step(actions)
+        durations.append(time.perf_counter() - tick)
         for agent, reward in rewards.items():
             returns[agent] += float(reward)
         played += 1
@@ -41,6 +44,8 @@ def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, objec
         "steps": played,
         "setup_seconds": first_step - start,
         "play_seconds": end - first_step,
+        "median_step_ms": 1e3 * float(np.median(durations[1:-1] or durations)),
+        "last_step_seconds": durations[-1],
         "alive_at_end": int(np.asarray(env.core_state.players.alive).sum()),
         "returns": returns,
         "shared_reward": bool(env.params.shared_reward),
@@ -70,11 +75,11 @@ def main() -> None:
     args = parser.parse_args()
     _enable_compilation_cache()
     summary = run(args.steps, args.players, args.difficulty, args.seed)
-    per_step = 1e3 * summary["play_seconds"] / max(summary["steps"] - 1, 1)
     print(f"steps played      {summary['steps']}")
     print(
         f"seconds           {summary['setup_seconds']:.1f} to compile, reset, first step; "
-        f"{summary['play_seconds']:.1f} to play ({per_step:.1f} ms/step)"
+        f"{summary['play_seconds']:.1f} to play (median {summary['median_step_ms']:.1f} ms/step; "
+        f"the last step, which scores the episode, {summary['last_step_seconds']:.1f} s)"
     )
     print(f"alive at the end  {summary['alive_at_end']} of {args.players}")
     mode = "shared: each agent gets the team sum" if summary["shared_reward"] else "individual"
