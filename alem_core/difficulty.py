@@ -60,8 +60,9 @@ def episode_params(params: Params, alpha: jax.Array) -> Params:
     """
     derived = derived_values(alpha, params)
     changes = {
-        name: jnp.where(params.randomize_alpha, value, jnp.asarray(getattr(params, name)))
-        .astype(jnp.asarray(value).dtype)
+        name: jnp.where(params.randomize_alpha, value, jnp.asarray(getattr(params, name))).astype(
+            jnp.asarray(value).dtype
+        )
         for name, value in derived.items()
     }
     return params.replace(**changes)

@@ -68,4 +68,3 @@ def act_on_teammates(
     )
     players = dataclasses.replace(players, health=health.astype(players.health.dtype))
     return dataclasses.replace(state, players=players, stats=stats)
-
