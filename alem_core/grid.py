@@ -93,3 +93,24 @@ def write_cells(
     """
     rows = jnp.where(write, cells[:, 0], layers.shape[1])
     return layers.at[floor, rows, cells[:, 1]].set(values.astype(layers.dtype), mode="drop")
+
+
+def lower_index_claims(cells: jax.Array, who: jax.Array) -> jax.Array:
+    """(P,) bool: some lower-index player in ``who`` (P,) has the same target row (``cells``
+    (P, 2), or (P, k) to compare more than the cell, e.g. cell and structure type).
+
+    The one tie-break of GAME.md §5.3: on a shared target the lowest index goes first.
+    """
+    p = who.shape[0]
+    same = (cells[:, None, :] == cells[None, :, :]).all(-1)
+    lower = jnp.arange(p)[None, :] < jnp.arange(p)[:, None]
+    return (same & lower & who[None, :]).any(axis=1)
+
+
+def claim_free_slots(free: jax.Array, want: jax.Array) -> jax.Array:
+    """(P,) slot index for each wanting player, the first free slots (``free`` (S,)) in player
+    order; ``S`` (one past the end, so a ``mode="drop"`` write skips it) when none is left."""
+    p, slots = want.shape[0], free.shape[0]
+    free_slots = jnp.nonzero(free, size=p, fill_value=slots)[0]
+    rank = jnp.clip(jnp.cumsum(want) - 1, 0, p - 1)
+    return jnp.where(want, free_slots[rank], slots)

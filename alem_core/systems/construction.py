@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, Block
-from alem_core.grid import NEIGHBOURS_8, cell_values, faced_cell, write_cells
+from alem_core.grid import NEIGHBOURS_8, cell_values, faced_cell, lower_index_claims, write_cells
 from alem_core.params import StaticParams
 from alem_core.state import State
 from alem_core.systems.handovers import (
@@ -64,11 +64,10 @@ class _Facts(NamedTuple):
     building: jax.Array
     can_pay: jax.Array  # can pay the structure it asks for
     same_cell: jax.Array  # (P, P)
-    lower: jax.Array  # (P, P): column index below row index
 
 
 def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
-    players, world, p = state.players, state.world, actions.shape[0]
+    players, world = state.players, state.world
     cell = faced_cell(players)
     kind = actions - Action.BUILD_SHELTER
     building = (kind >= 0) & (kind < len(STRUCTURES))
@@ -83,7 +82,6 @@ def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
         building=building,
         can_pay=(players.inventory >= cost).all(axis=1),
         same_cell=(cell[:, None, :] == cell[None, :, :]).all(-1),
-        lower=jnp.arange(p)[None, :] < jnp.arange(p)[:, None],
     )
 
 
@@ -99,7 +97,9 @@ def _sync_groups(f: _Facts) -> tuple[jax.Array, ...]:
     # Two structure types on one site in one step: the lower structure index takes it.
     beaten = (f.same_cell & built[None, :] & (f.kind[None, :] < f.kind[:, None])).any(axis=1)
     built &= ~beaten
-    pays = payers & built & ~(group & payers[None, :] & f.lower).any(axis=1)
+    # The lowest-index member able to pay pays (groups differ by cell and structure type).
+    group_key = jnp.concatenate([f.cell, f.kind[:, None]], axis=1)
+    pays = payers & built & ~lower_index_claims(group_key, payers)
     return member, built, built & (k >= f.value), pays, (member & ~funded).any()
 
 
@@ -109,12 +109,12 @@ def _handovers(state: State, f: _Facts):
     entry = open_entry_at(table, f.cell, f.kind + 1) & (table.deadline > state.timestep)[None, :]
     initiator = jnp.where(entry, table.initiator[None, :], -1).max(axis=1)
     candidate = f.building & entry.any(axis=1) & (initiator != jnp.arange(p))
-    completes = candidate & ~(f.same_cell & candidate[None, :] & f.lower).any(axis=1)
+    completes = candidate & ~lower_index_claims(f.cell, candidate)
     initiators = ((initiator[:, None] == jnp.arange(p)[None, :]) & completes[:, None]).any(0)
     table = close_rows(table, (entry & completes[:, None]).any(axis=0))
     no_entry = ~open_entry_at(table, f.cell, -1).any(axis=1)
     want = f.building & (f.block == Block.CONSTRUCTION_SITE) & (f.value < 0) & no_entry
-    want &= f.can_pay & ~(f.same_cell & state.players.alive[None, :] & f.lower).any(axis=1)
+    want &= f.can_pay & ~lower_index_claims(f.cell, state.players.alive)
     deadline = state.timestep - f.value + 1
     table, made = add_entries(table, want, f.cell, deadline, f.kind + 1)
     return table, completes, initiators, made

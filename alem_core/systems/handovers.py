@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block, Inv
+from alem_core.grid import claim_free_slots
 from alem_core.state import Handovers, State
 
 MINING = 0
@@ -51,11 +52,8 @@ def add_entries(
     Returns the table and (P,) bool: that player's entry was recorded.
     """
     p = want.shape[0]
-    free_rows = jnp.nonzero(~table.open, size=p, fill_value=-1)[0]
-    rank = jnp.clip(jnp.cumsum(want) - 1, 0, p - 1)
-    row = jnp.where(want, free_rows[rank], -1)
-    made = row >= 0
-    target = jnp.where(made, row, table.open.shape[0])  # no row: the write is dropped
+    target = claim_free_slots(~table.open, want)  # no row left: past the end, dropped
+    made = target < table.open.shape[0]
     put = {
         "pos": table.pos.at[target].set(cells, mode="drop"),
         "deadline": table.deadline.at[target].set(deadline, mode="drop"),

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Projectile, Role
-from alem_core.grid import DIRECTIONS, cell_values, faced_cell, in_bounds
+from alem_core.grid import DIRECTIONS, cell_values, claim_free_slots, faced_cell, in_bounds
 from alem_core.params import StaticParams
 from alem_core.specialisation import roles
 from alem_core.state import Entities, State
@@ -44,19 +44,10 @@ def _wanted_launches(state: State, actions: jax.Array, static: StaticParams):
     return arrow, fireball, heal
 
 
-def _allocate(free: jax.Array, want: jax.Array) -> jax.Array:
-    """(P,) slot for each wanting player, first free slots in index order; -1 when none."""
-    p = want.shape[0]
-    free_slots = jnp.nonzero(free, size=p, fill_value=-1)[0]
-    rank = jnp.clip(jnp.cumsum(want) - 1, 0, p - 1)
-    return jnp.where(want, free_slots[rank], -1)
-
-
 def _put(proj: Entities, floor: jax.Array, slot: jax.Array, **rows: jax.Array) -> Entities:
-    """Write per-player ``rows`` into ``slot`` of floor ``floor``; slot -1 writes nothing."""
-    target = jnp.where(slot >= 0, slot, proj.alive.shape[1])  # out of range: dropped
+    """Write per-player ``rows`` into ``slot`` of floor ``floor`` (past the end: dropped)."""
     changes = {
-        name: getattr(proj, name).at[floor, target].set(value, mode="drop")
+        name: getattr(proj, name).at[floor, slot].set(value, mode="drop")
         for name, value in rows.items()
     }
     return proj.replace(**changes)
@@ -70,8 +61,8 @@ def launch(state: State, actions: jax.Array, static: StaticParams) -> State:
     block = cell_values(state.world.block, floor, cell, static, Block.OUT_OF_BOUNDS)
     open_cell = in_bounds(cell, static) & ~jnp.asarray(SOLID)[block]
     proj = state.mobs.player_projectiles
-    slot = _allocate(~proj.alive[floor], (arrow | fireball) & open_cell)
-    flying = slot >= 0
+    slot = claim_free_slots(~proj.alive[floor], (arrow | fireball) & open_cell)
+    flying = slot < proj.alive.shape[1]
     kind = jnp.where(arrow, Projectile.ARROW, Projectile.FIREBALL)
     proj = _put(
         proj,

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Block, Inv
-from alem_core.grid import cell_values, write_cells
+from alem_core.grid import cell_values, lower_index_claims, write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.handovers import MINING, add_entries, close_rows, open_entry_at
@@ -59,14 +59,6 @@ class MiningGate(NamedTuple):
 def _one_hot(ids: jax.Array) -> jax.Array:
     """(P, NUM_ACHIEVEMENTS) bool rows with a True at ``ids`` (-1: none)."""
     return ids[:, None] == jnp.arange(NUM_ACHIEVEMENTS)[None, :]
-
-
-def _lower_index_on_same_cell(cell: jax.Array, who: jax.Array) -> jax.Array:
-    """(P,) bool: some lower-index player in ``who`` targets the same cell."""
-    p = who.shape[0]
-    same = (cell[:, None, :] == cell[None, :, :]).all(-1)
-    lower = jnp.arange(p)[None, :] < jnp.arange(p)[:, None]
-    return (same & lower & who[None, :]).any(axis=1)
 
 
 def _sync(state: State, facts: dict, value: jax.Array, soft: jax.Array, key, params: Params):
@@ -119,9 +111,9 @@ def _handover(state: State, facts: dict, value: jax.Array):
     entry = open_entry_at(table, cell, MINING) & (table.deadline > t)[None, :]  # (P, K)
     initiator = jnp.where(entry, table.initiator[None, :], -1).max(axis=1)
     candidate = hand & entry.any(axis=1) & (initiator != jnp.arange(p))
-    completes = candidate & ~_lower_index_on_same_cell(cell, candidate)
+    completes = candidate & ~lower_index_claims(cell, candidate)
     starters = hand & ~entry.any(axis=1)
-    starts = starters & ~_lower_index_on_same_cell(cell, starters)
+    starts = starters & ~lower_index_claims(cell, starters)
     table = close_rows(table, (entry & completes[:, None]).any(axis=0))
     table, made = add_entries(table, starts, cell, t - value + 1, jnp.full(p, MINING))
     return state.replace(handovers=table), ~hand | completes, completes, made

@@ -19,8 +19,10 @@ import jax.numpy as jnp
 from alem_core.constants import Achievement, Action, Block, Inv, Item
 from alem_core.grid import (
     cell_values,
+    claim_free_slots,
     faced_cell,
     in_bounds,
+    lower_index_claims,
     mob_at,
     player_at,
     write_cells,
@@ -99,13 +101,6 @@ def place_blocks(
     return dataclasses.replace(state, world=world, players=players)
 
 
-def _first_claim(target: jax.Array, attempt: jax.Array) -> jax.Array:
-    """(P,) bool: no lower-index attempting player aims at the same cell."""
-    same = (target[:, None, :] == target[None, :, :]).all(-1) & attempt[None, :]
-    lower = jnp.tril(jnp.ones_like(same), k=-1)
-    return attempt & ~(same & lower).any(axis=1)
-
-
 def torch_patch() -> jax.Array:
     """(9, 9) light a torch adds around itself: 1 - d/5, clipped at 0."""
     offsets = jnp.arange(-TORCH_RADIUS, TORCH_RADIUS + 1)
@@ -143,9 +138,11 @@ def place_torches_and_plants(state: State, actions: jax.Array, static: StaticPar
     block = cell_values(state.world.block, floor, target, static, Block.OUT_OF_BOUNDS)
     players = state.players
     torch = (actions == Action.PLACE_TORCH) & free & (players.inventory[:, Inv.TORCH] >= 1)
-    torch = _first_claim(target, torch & jnp.asarray(ITEM_PLACEABLE)[block])
+    torch &= jnp.asarray(ITEM_PLACEABLE)[block]
+    torch &= ~lower_index_claims(target, torch)
     plant = (actions == Action.PLACE_PLANT) & free & (players.inventory[:, Inv.SAPLING] >= 1)
-    plant = _first_claim(target, plant & (block == Block.GRASS))
+    plant &= block == Block.GRASS
+    plant &= ~lower_index_claims(target, plant)
     plants, plant = _claim_plant_slots(state, target, plant)
     world = dataclasses.replace(
         state.world,
@@ -168,12 +165,8 @@ def place_torches_and_plants(state: State, actions: jax.Array, static: StaticPar
 def _claim_plant_slots(state: State, target: jax.Array, plant: jax.Array):
     """Give each planting player (in index order) a free plant slot; no slot, no planting."""
     plants = state.plants
-    slots = plants.alive.shape[0]
-    rank = jnp.cumsum(plant) - 1
-    free_slots = jnp.nonzero(~plants.alive, size=plant.shape[0], fill_value=slots)[0]
-    slot = jnp.where(plant, free_slots[jnp.clip(rank, 0, plant.shape[0] - 1)], slots)
-    plant = plant & (slot < slots)
-    slot = jnp.where(plant, slot, slots)
+    slot = claim_free_slots(~plants.alive, plant)
+    plant = plant & (slot < plants.alive.shape[0])
     plants = dataclasses.replace(
         plants,
         pos=plants.pos.at[slot].set(target, mode="drop"),

@@ -73,8 +73,9 @@ def feasible_gives(players: Players, static: StaticParams) -> jax.Array:
     is_open = (players.request >= 0) & (players.request_timer > 0) & players.alive
     wanted = jnp.maximum(players.request, 0)
     rows = jnp.arange(p)
-    room = _stock(players)[rows, wanted] < _caps(players, static)[rows, wanted]
-    giver_has = _stock(players)[:, wanted] >= 1  # [giver, target]
+    stock = _stock(players)
+    room = stock[rows, wanted] < _caps(players, static)[rows, wanted]
+    giver_has = stock[:, wanted] >= 1  # [giver, target]
     others = ~jnp.eye(p, dtype=bool)
     return giver_has & (is_open & room)[None, :] & players.alive[:, None] & others
 
