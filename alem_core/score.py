@@ -262,10 +262,6 @@ def coordination_metrics(state: State, static: StaticParams) -> dict[str, jax.Ar
     mining_open = (ho.open & (ho.kind == 0)).sum()
     handover_ok = c.handover_successes + c.build_handover_successes
     handover_resolved = handover_ok + c.handover_expiries + c.build_handover_expiries
-    successes = c.sync_successes + handover_ok + c.build_sync_successes
-    successes = successes + c.elite_successes.sum() + c.craft_successes
-    attempts = c.sync_attempts + handover_resolved + c.build_sync_attempts
-    attempts = attempts + c.elite_attempts.sum() + c.craft_attempts
     out = {
         "mining_sync_soft": c.sync_soft_successes,
         "mining_sync_hard": c.sync_hard_successes,
@@ -303,13 +299,22 @@ def coordination_metrics(state: State, static: StaticParams) -> dict[str, jax.Ar
         "craft_successes": c.craft_successes,
         "craft_success_rate": _rate(c.craft_successes, c.craft_attempts),
         "diamond_items_crafted": c.diamond_items,
-        "coordination_success_rate": _rate(successes, attempts),
+        "coordination_success_rate": _overall_success_rate(c, handover_ok, handover_resolved),
         "sampled_alpha": state.alpha,
     }
     out.update(_per_class_counts(c))
     result = {f"Coordination/{k}": v for k, v in out.items()}
     result["Team/soft_coordination_bonus_rate"] = _rate(c.soft_bonus_events, c.soft_sync_events)
     return result
+
+
+def _overall_success_rate(c, handover_ok: jax.Array, handover_resolved: jax.Array) -> jax.Array:
+    """(sync + handover + construction-sync + elite + craft successes) / the same attempts."""
+    successes = c.sync_successes + handover_ok + c.build_sync_successes
+    successes = successes + c.elite_successes.sum() + c.craft_successes
+    attempts = c.sync_attempts + handover_resolved + c.build_sync_attempts
+    attempts = attempts + c.elite_attempts.sum() + c.craft_attempts
+    return _rate(successes, attempts)
 
 
 def _per_class_counts(c) -> dict[str, jax.Array]:
