@@ -216,8 +216,21 @@ def evaluate(
         env.close()
         results[difficulty] = summarise(played, resamples, ci_seed)
     bar.draw("\n")
-    shapes = env.static
-    protocol = {
+    protocol = _protocol(policy_name, players, episodes, max_steps, difficulties, env.static)
+    protocol["bootstrap"] = {"resamples": resamples, "seed": ci_seed, "interval": 0.95}
+    return {"protocol": protocol, "results": results}
+
+
+def _protocol(
+    policy_name: str,
+    players: int,
+    episodes: int,
+    max_steps: int,
+    difficulties: Sequence[str],
+    shapes: alem_core.StaticParams,
+) -> dict[str, Any]:
+    """The settings an evaluation ran with, for its JSON summary."""
+    return {
         "policy": policy_name,
         "players": players,
         "shared_reward": PROTOCOL_PARAMS["shared_reward"],
@@ -227,9 +240,7 @@ def evaluate(
         "difficulties": list(difficulties),
         "map_size": list(shapes.map_size),
         "num_levels": shapes.num_levels,
-        "bootstrap": {"resamples": resamples, "seed": ci_seed, "interval": 0.95},
     }
-    return {"protocol": protocol, "results": results}
 
 
 def load_policy(spec: str, players: int = 3, seed: int = 0) -> Policy:
