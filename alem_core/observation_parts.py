@@ -31,7 +31,7 @@ from jax import lax
 
 from alem_core.constants import NUM_BLOCKS, NUM_ITEMS, Block, Item, MobClass
 from alem_core.params import StaticParams
-from alem_core.state import State
+from alem_core.state import State, light_level
 from alem_core.tables import TASK_BLOCK
 
 VIEW_ROWS, VIEW_COLS = 9, 11
@@ -98,19 +98,18 @@ def padded_floor(state: State) -> tuple[jax.Array, jax.Array]:
         light: (H + 8, W + 10) float32 light map; padding 0.
     """
     world = state.world
-    floor = world.floor
-    block = world.block[floor]
+    block = world.block.astype(jnp.int32)
     tasked = jnp.asarray(TASK_BLOCK)[block]  # a completed task's block no longer counts
     ints = jnp.stack(
         [
             pad_for_view(block, int(Block.OUT_OF_BOUNDS)),
-            pad_for_view(world.item[floor], int(Item.NONE)),
-            pad_for_view(jnp.where(tasked, world.coord[floor], 0), 0),
-            pad_for_view((tasked & world.soft[floor]).astype(jnp.int32), 0),
+            pad_for_view(world.item.astype(jnp.int32), int(Item.NONE)),
+            pad_for_view(jnp.where(tasked, world.coord.astype(jnp.int32), 0), 0),
+            pad_for_view((tasked & world.soft).astype(jnp.int32), 0),
         ],
         axis=-1,
     )
-    return ints, pad_for_view(world.light[floor], 0.0)
+    return ints, pad_for_view(light_level(world.light), 0.0)
 
 
 def world_markers(state: State, static: StaticParams) -> tuple[jax.Array, jax.Array, jax.Array]:

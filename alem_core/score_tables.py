@@ -21,7 +21,7 @@ import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, ROLE_OF_INDEX, Achievement, Inv, Role
 from alem_core.params import StaticParams
-from alem_core.tables import ACHIEVEMENT_IS_COORD, ACHIEVEMENT_WEIGHT
+from alem_core.tables import ACHIEVEMENT_IS_COORD, ACHIEVEMENT_WEIGHT, FLOOR_ENTER_ACHIEVEMENT
 
 A = Achievement
 
@@ -115,16 +115,7 @@ OVERWORLD_NORMAL = _mask(
 )
 """The 30 normal achievements of the overworld-only world (see the module docstring)."""
 
-ENTER_FLOOR = {
-    1: A.ENTER_DUNGEON,
-    2: A.ENTER_GNOMISH_MINES,
-    3: A.ENTER_SEWERS,
-    4: A.ENTER_VAULT,
-    5: A.ENTER_TROLL_MINES,
-    6: A.ENTER_FIRE_REALM,
-    7: A.ENTER_ICE_REALM,
-    8: A.ENTER_GRAVEYARD,
-}
+ENTER_FLOOR = {floor: A(int(ach)) for floor, ach in enumerate(FLOOR_ENTER_ACHIEVEMENT) if ach >= 0}
 """The achievement unlocked by first reaching each floor below the overworld (GAME.md §1.4)."""
 
 DEATH_CAUSES = ("friendly_fire", "combat", "starvation", "dehydration", "exhaustion")

@@ -20,29 +20,96 @@ class _Replace:
         return dataclasses.replace(self, **changes)
 
 
+MAP_DTYPES: dict[str, jnp.dtype] = {
+    "block": jnp.uint8,
+    "item": jnp.uint8,
+    "light": jnp.uint8,
+    "coord": jnp.int8,
+    "soft": jnp.bool_,
+}
+"""The per-cell maps and the narrowest dtype that holds each one's values (42 blocks, 5 items,
+light in steps of ``1 / LIGHT_SCALE``, coordination values -20..+P). Every map is stored twice:
+the current floor as a hot (H, W) copy in ``World`` that the step reads and writes, and the
+stack of all floors in ``World.floors``, written back only when the team changes floor."""
+
+LIGHT_SCALE = 250
+"""Light is stored as ``round(light * LIGHT_SCALE)``: with 250 steps the observation's
+"light > 0.05" test (12.5 steps) falls between two stored values, so it is unchanged."""
+
+
+def to_light(value: jax.Array) -> jax.Array:
+    """Store a light value in [0, 1] (float) as ``MAP_DTYPES["light"]`` steps."""
+    return jnp.round(jnp.clip(value, 0.0, 1.0) * LIGHT_SCALE).astype(MAP_DTYPES["light"])
+
+
+def light_level(stored: jax.Array) -> jax.Array:
+    """The float32 light value in [0, 1] of stored light steps."""
+    return stored.astype(jnp.float32) / LIGHT_SCALE
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class FloorMaps(_Replace):
+    """The per-cell maps (``MAP_DTYPES``) of every floor, (L, H, W) each. The entry of the
+    current floor is stale while the team is on it: the hot copy in ``World`` is the truth."""
+
+    block: jax.Array
+    item: jax.Array
+    light: jax.Array
+    coord: jax.Array
+    soft: jax.Array
+
+
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class World(_Replace):
-    """Per-floor maps and team-wide world values."""
+    """The current floor's maps (hot, (H, W)), the floor stack and team-wide world values."""
 
     block: jax.Array
-    """(L, H, W) int32 block ids (``Block``)."""
+    """(H, W) uint8 block ids (``Block``) of the current floor."""
     item: jax.Array
-    """(L, H, W) int32 item ids (``Item``)."""
+    """(H, W) uint8 item ids (``Item``) of the current floor."""
     light: jax.Array
-    """(L, H, W) float32 light map in [0, 1]."""
+    """(H, W) uint8 light of the current floor, in steps of 1 / ``LIGHT_SCALE``."""
     coord: jax.Array
-    """(L, H, W) int32 coordination value: +N sync task needing N agents, -W handover window."""
+    """(H, W) int8 coordination value: +N sync task needing N agents, -W handover window."""
     soft: jax.Array
-    """(L, H, W) bool soft-coordination mask."""
+    """(H, W) bool soft-coordination mask of the current floor."""
+    floors: FloorMaps
+    """(L, H, W) maps of every floor; written back from the hot maps on a floor change."""
     floor: jax.Array
     """() int32 the team's current floor."""
+    deepest: jax.Array
+    """() int32 the deepest floor the team has reached."""
+    ladders: jax.Array
+    """(L, 2, P, 2) int32 ladder cells per floor: [:, 0] the P down cells, [:, 1] the P up
+    cells (chosen even where a floor shows no ladder item, e.g. the boss floor's arrivals)."""
     kills: jax.Array
     """(L,) int32 monsters killed per floor (floor 0 starts at 10, so its ladder is open)."""
     daylight: jax.Array
     """() float32 day/night light level (GAME.md §10.3)."""
     potion_effect: jax.Array
     """(6,) int32 per-episode permutation: potion colour -> effect."""
+
+    @classmethod
+    def on_floor(cls, floors: FloorMaps, floor: int | jax.Array, **values: jax.Array) -> World:
+        """A world on ``floor`` of the stack ``floors`` (cast to ``MAP_DTYPES``)."""
+        floors = FloorMaps(**{n: getattr(floors, n).astype(t) for n, t in MAP_DTYPES.items()})
+        hot = {n: getattr(floors, n)[floor] for n in MAP_DTYPES}
+        floor = jnp.asarray(floor, jnp.int32)
+        return cls(**hot, floors=floors, floor=floor, deepest=floor, **values)
+
+    def stacked(self) -> FloorMaps:
+        """Every floor's maps, with the hot copy of the current floor in place."""
+        return FloorMaps(
+            **{n: getattr(self.floors, n).at[self.floor].set(getattr(self, n)) for n in MAP_DTYPES}
+        )
+
+    def change_floor(self, new_floor: jax.Array) -> World:
+        """Write the hot maps back to the stack and load ``new_floor``'s (the only stack write)."""
+        floors = self.stacked()
+        hot = {n: getattr(floors, n)[new_floor] for n in MAP_DTYPES}
+        return self.replace(**hot, floors=floors, floor=jnp.asarray(new_floor, jnp.int32))
 
 
 @jax.tree_util.register_dataclass

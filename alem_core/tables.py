@@ -279,6 +279,24 @@ RIPE_AGE = 500
 MONSTERS_TO_CLEAR_FLOOR = 8
 OVERWORLD_INITIAL_KILLS = 10
 
+FLOOR_ENTER_ACHIEVEMENT = np.array(
+    [
+        -1,  # the overworld has none
+        Achievement.ENTER_DUNGEON,
+        Achievement.ENTER_GNOMISH_MINES,
+        Achievement.ENTER_SEWERS,
+        Achievement.ENTER_VAULT,
+        Achievement.ENTER_TROLL_MINES,
+        Achievement.ENTER_FIRE_REALM,
+        Achievement.ENTER_ICE_REALM,
+        Achievement.ENTER_GRAVEYARD,
+    ],
+    np.int32,
+)
+"""The achievement every player gets on arriving at each floor (GAME.md §1.4, §1.7)."""
+ENTER_XP = 1
+"""XP for a player's first arrival on a floor (GAME.md §1.7)."""
+
 # --- Mobs (GAME.md §2.5) -------------------------------------------------------------------------
 
 MOB_HEALTH = np.array(

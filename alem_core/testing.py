@@ -16,7 +16,7 @@ import numpy as np
 from alem_core.constants import Block
 from alem_core.initial import initial_state
 from alem_core.params import Params, StaticParams
-from alem_core.state import State, World
+from alem_core.state import FloorMaps, State, World, to_light
 
 LEGEND = {
     ".": Block.GRASS,
@@ -68,13 +68,18 @@ def hand_built_state(
     levels = static.num_levels
     block = np.full((levels, *static.map_size), Block.WALL, np.int32)
     block[0] = ascii_blocks(rows, static)
-    world = World(
+    shape = (levels, *static.map_size)
+    floors = FloorMaps(
         block=jnp.asarray(block),
-        item=jnp.zeros((levels, *static.map_size), jnp.int32),
-        light=jnp.ones((levels, *static.map_size), jnp.float32),
-        coord=jnp.zeros((levels, *static.map_size), jnp.int32),
-        soft=jnp.zeros((levels, *static.map_size), bool),
-        floor=jnp.zeros((), jnp.int32),
+        item=jnp.zeros(shape, jnp.int32),
+        light=to_light(jnp.ones(shape, jnp.float32)),
+        coord=jnp.zeros(shape, jnp.int32),
+        soft=jnp.zeros(shape, bool),
+    )
+    world = World.on_floor(
+        floors,
+        0,
+        ladders=jnp.zeros((levels, 2, static.player_count, 2), jnp.int32),
         kills=jnp.zeros((levels,), jnp.int32).at[0].set(10),
         daylight=jnp.ones((), jnp.float32),
         potion_effect=jnp.arange(6, dtype=jnp.int32),

@@ -304,7 +304,7 @@ def coordination_cues(state: alem_core.State, i: int) -> str:
     """Coordination targets in player ``i``'s 9 x 11 view, and open handovers anywhere."""
     floor = int(state.world.floor)
     r, c = (int(v) for v in state.players.pos[i])
-    coord = np.asarray(state.world.coord[floor])[max(r - 4, 0) : r + 5, max(c - 5, 0) : c + 6]
+    coord = np.asarray(state.world.coord)[max(r - 4, 0) : r + 5, max(c - 5, 0) : c + 6]
     elites = 0
     for name in ("melee", "passive", "ranged"):
         ents = getattr(state.mobs, name)

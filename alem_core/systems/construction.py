@@ -23,7 +23,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, Block
-from alem_core.grid import NEIGHBOURS_8, cell_values, faced_cell, lower_index_claims, write_cells
+from alem_core.grid import (
+    NEIGHBOURS_8,
+    add_light_patches,
+    cell_values,
+    faced_cell,
+    lower_index_claims,
+    write_cells,
+)
 from alem_core.params import StaticParams
 from alem_core.state import State
 from alem_core.systems.handovers import (
@@ -43,9 +50,7 @@ STRUCTURES = (
     (Action.BUILD_BEACON, Block.EPIC_BEACON, Achievement.COORD_BUILD_BEACON),
 )
 BEACON_RADIUS = 4
-_r = np.arange(-BEACON_RADIUS, BEACON_RADIUS + 1)
-BEACON_OFFSETS = np.stack(np.meshgrid(_r, _r, indexing="ij"), -1).reshape(-1, 2)
-BEACON_LIGHT = np.clip(1.0 - np.hypot(*BEACON_OFFSETS.T) / BEACON_RADIUS, 0.0, 1.0)
+BEACON_FALLOFF = 4.0
 """A beacon adds 1 - d/4 (clipped at 0) to the light of the 9 x 9 cells around it."""
 
 
@@ -75,9 +80,9 @@ def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
     cost = jnp.asarray(STRUCTURE_COST)[kind]
     return _Facts(
         cell=cell,
-        block=cell_values(world.block, world.floor, cell, static, Block.OUT_OF_BOUNDS),
-        value=cell_values(world.coord, world.floor, cell, static, 0),
-        soft=cell_values(world.soft, world.floor, cell, static, False),
+        block=cell_values(world.block, cell, static, Block.OUT_OF_BOUNDS),
+        value=cell_values(world.coord, cell, static, 0),
+        soft=cell_values(world.soft, cell, static, False),
         kind=kind,
         building=building,
         can_pay=(players.inventory >= cost).all(axis=1),
@@ -120,17 +125,6 @@ def _handovers(state: State, f: _Facts):
     return table, completes, initiators, made
 
 
-def _beacon_light(light: jax.Array, floor: jax.Array, cell: jax.Array, lit: jax.Array):
-    """Add the beacon patch around each ``cell`` where ``lit``; point writes only."""
-    cells = (cell[:, None, :] + jnp.asarray(BEACON_OFFSETS)[None]).reshape(-1, 2)
-    add = (lit[:, None] * jnp.asarray(BEACON_LIGHT, jnp.float32)[None]).reshape(-1)
-    inside = (cells >= 0).all(-1) & (cells[:, 0] < light.shape[1]) & (cells[:, 1] < light.shape[2])
-    rows = jnp.where(inside & (add > 0), cells[:, 0], light.shape[1])  # others: dropped
-    cols = jnp.clip(cells[:, 1], 0, light.shape[2] - 1)
-    now = light[floor, jnp.clip(rows, 0, light.shape[1] - 1), cols]
-    return light.at[floor, rows, cols].set(jnp.minimum(now + add, 1.0), mode="drop")
-
-
 def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     """GAME.md §5.1 step 7: expiries, then every BUILD_* of this step, all types at once."""
     reverting = expired_rows(state) & (state.handovers.kind > MINING)
@@ -145,7 +139,7 @@ def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     member, built, credited, pays, unfunded = _sync_groups(f)
     table, completes, initiators, made = _handovers(state, f)
     finished = pays | completes
-    world, floor, players = state.world, state.world.floor, state.players
+    world, players = state.world, state.players
     new_block = jnp.where(
         finished, jnp.asarray(STRUCTURE_BLOCK)[f.kind], Block.CONSTRUCTION_IN_PROGRESS
     )
@@ -154,9 +148,11 @@ def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     values = jnp.concatenate([new_block, jnp.full(reverting.shape, Block.CONSTRUCTION_SITE)])
     world = world.replace(
         block=write_cells(
-            world.block, floor, cells, values, jnp.concatenate([finished | made, reverting])
+            world.block, cells, values, jnp.concatenate([finished | made, reverting])
         ),
-        light=_beacon_light(world.light, floor, f.cell, finished & (f.kind == 2)),
+        light=add_light_patches(
+            world.light, f.cell, finished & (f.kind == 2), BEACON_RADIUS, BEACON_FALLOFF
+        ),
     )
     spent = jnp.asarray(STRUCTURE_COST)[f.kind] * (pays | made)[:, None]
     coord_build = jnp.asarray(STRUCTURE_ACHIEVEMENT)[f.kind]
@@ -186,9 +182,9 @@ def _can_pay(inventory: jax.Array, s: int) -> jax.Array:
 def build_mask(state: State, static: StaticParams) -> jax.Array:
     """(P, 3) bool: BUILD_X is offered (adjacent to a site and any teammate can pay, or adjacent
     to an open in-progress site of that type started by someone else)."""
-    players, floor, p = state.players, state.world.floor, state.players.alive.shape[0]
+    players, p = state.players, state.players.alive.shape[0]
     around = players.pos[:, None, :] + jnp.asarray(NEIGHBOURS_8)[None]  # (P, 8, 2)
-    block = cell_values(state.world.block, floor, around, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(state.world.block, around, static, Block.OUT_OF_BOUNDS)
     near_site = (block == Block.CONSTRUCTION_SITE).any(axis=1)
     table = state.handovers
     entry = open_entry_at(table, around.reshape(-1, 2), -1).reshape(p, 8, -1)

@@ -58,10 +58,9 @@ COORD_ACHIEVEMENT = {
 
 def _stations(state: State, static: StaticParams) -> dict[str, jax.Array]:
     """(P,) bool adjacency to each station kind on the current floor."""
-    blocks, floor = state.world.block, state.world.floor
-    pos = state.players.pos
+    blocks, pos = state.world.block, state.players.pos
     return {
-        kind: adjacent_block(blocks, floor, pos, block, static)
+        kind: adjacent_block(blocks, pos, block, static)
         for kind, block in (
             ("table", Block.CRAFTING_TABLE),
             ("furnace", Block.FURNACE),
@@ -102,7 +101,7 @@ def craft_mask(state: State, params: Params, static: StaticParams) -> jax.Array:
 def _forge_cell(state: State, static: StaticParams) -> jax.Array:
     """(P,) flat index of the first adjacent Epic Forge cell, -1 if none."""
     cells = state.players.pos[:, None, :] + jnp.asarray(NEIGHBOURS_8)[None]
-    block = cell_values(state.world.block, state.world.floor, cells, static, Block.INVALID)
+    block = cell_values(state.world.block, cells, static, Block.INVALID)
     is_forge = block == Block.EPIC_FORGE
     flat = cells[..., 0] * static.map_size[1] + cells[..., 1]
     first = jnp.argmax(is_forge, axis=1)

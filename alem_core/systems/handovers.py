@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block, Inv
-from alem_core.grid import claim_free_slots
+from alem_core.grid import claim_free_slots, write_cells
 from alem_core.state import Handovers, State
 
 MINING = 0
@@ -99,9 +99,7 @@ def refund_builds(state: State, rows: jax.Array) -> State:
 def revert_builds(state: State, rows: jax.Array) -> State:
     """Undo half-built sites of ``rows`` (K,): back to CONSTRUCTION_SITE, initiators refunded
     (used when the team changes floor, decision 5)."""
-    table, floor = state.handovers, state.world.floor
-    site_rows = jnp.where(rows, table.pos[:, 0], state.world.block.shape[1])
-    block = state.world.block.at[floor, site_rows, table.pos[:, 1]].set(
-        Block.CONSTRUCTION_SITE, mode="drop"
-    )
+    table = state.handovers
+    site = jnp.full(rows.shape, Block.CONSTRUCTION_SITE)
+    block = write_cells(state.world.block, table.pos, site, rows)
     return refund_builds(state.replace(world=state.world.replace(block=block)), rows)

@@ -49,9 +49,7 @@ def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[s
     on_block = (actions == Action.DO) & state.players.alive & in_bounds(target, static) & ~occupied
     return {
         "cell": target,
-        "block": cell_values(
-            state.world.block, state.world.floor, target, static, Block.OUT_OF_BOUNDS
-        ),
+        "block": cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS),
         "on": on_block,
     }
 
@@ -108,8 +106,7 @@ def interact_blocks(
         achievements=achievements,
     )
     new_block = jnp.where(eats, Block.PLANT, jnp.asarray(MINE_RESULT)[block])
-    floor = state.world.floor
-    blocks = write_cells(state.world.block, floor, cell, new_block, mined | eats)
+    blocks = write_cells(state.world.block, cell, new_block, mined | eats)
     # A mined block's task ends with it: readers mask the coordination map by TASK_BLOCK.
     world = dataclasses.replace(state.world, block=blocks)
     plants = _reset_eaten_plants(state, cell, eats)

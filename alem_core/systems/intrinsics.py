@@ -96,9 +96,7 @@ def update_intrinsics(state: State, params: Params, static: StaticParams) -> Sta
     players = state.players
     on_boss = state.world.floor == BOSS_FLOOR
     awake_rate = 1.0 - 0.125 * (players.dexterity - 1)
-    near_shelter = adjacent_block(
-        state.world.block, state.world.floor, players.pos, Block.EPIC_SHELTER, static
-    )
+    near_shelter = adjacent_block(state.world.block, players.pos, Block.EPIC_SHELTER, static)
     needs = _needs(players, awake_rate, on_boss)
     sleep_fatigue, sleep_energy = _sleep_fatigue(players, near_shelter)
     asleep = players.sleeping

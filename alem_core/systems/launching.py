@@ -58,7 +58,7 @@ def launch(state: State, actions: jax.Array, static: StaticParams) -> State:
     players, floor = state.players, state.world.floor
     arrow, fireball, heal = _wanted_launches(state, actions, static)
     cell = faced_cell(players)
-    block = cell_values(state.world.block, floor, cell, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(state.world.block, cell, static, Block.OUT_OF_BOUNDS)
     open_cell = in_bounds(cell, static) & ~jnp.asarray(SOLID)[block]
     proj = state.mobs.player_projectiles
     slot = claim_free_slots(~proj.alive[floor], (arrow | fireball) & open_cell)

@@ -124,13 +124,12 @@ def gate_mining(
 ) -> tuple[State, MiningGate]:
     """Apply the coordination rules to this step's Do on blocks (before any mining happens)."""
     facts = do_targets(state, actions, static)
-    floor = state.world.floor
-    value = cell_values(state.world.coord, floor, facts["cell"], static, 0)
+    value = cell_values(state.world.coord, facts["cell"], static, 0)
     value = jnp.where(facts["on"] & jnp.asarray(COORD_ELIGIBLE)[facts["block"]], value, 0)
-    soft = cell_values(state.world.soft, floor, facts["cell"], static, False)
+    soft = cell_values(state.world.soft, facts["cell"], static, False)
     allowed, multiplier, unlocked, counters = _sync(state, facts, value, soft, key, params)
     state, handover_ok, completes, setups = _handover(state, facts, value)
-    coord = write_cells(state.world.coord, floor, facts["cell"], jnp.zeros_like(value), completes)
+    coord = write_cells(state.world.coord, facts["cell"], jnp.zeros_like(value), completes)
     achievements = state.players.achievements | unlocked
     achievements = achievements.at[:, Achievement.HANDOVER_COMPLETE].max(completes)
     achievements = achievements.at[:, Achievement.COORD_MINE_HANDOVER].max(completes)

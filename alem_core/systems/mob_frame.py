@@ -35,8 +35,8 @@ class Frame(NamedTuple):
         mobs: every ``Entities`` leaf sliced to the current floor, shapes (S, ...).
         players: the full ``Players``.
         stats: the full ``Stats``.
-        block: (L, H, W) int32 blocks of every floor, read and written (by mob projectiles
-            breaking stations) at single cells of the current floor: no map-sized copies.
+        block: (H, W) blocks of the current floor (hot map), read and written (by mob
+            projectiles breaking stations) at single cells: no map-sized copies.
         kills: (L,) int32 per-floor kill counter.
         floor: () int32 the current floor.
     """
@@ -85,10 +85,10 @@ def same_cell(a: jax.Array, b: jax.Array) -> jax.Array:
 
 def block_at(frame: Frame, cells: jax.Array) -> jax.Array:
     """(N,) block ids at cells (N, 2) of the current floor; off-map cells read a clamped cell."""
-    rows, cols = frame.block.shape[1:]
+    rows, cols = frame.block.shape
     return frame.block[
-        frame.floor, jnp.clip(cells[:, 0], 0, rows - 1), jnp.clip(cells[:, 1], 0, cols - 1)
-    ]
+        jnp.clip(cells[:, 0], 0, rows - 1), jnp.clip(cells[:, 1], 0, cols - 1)
+    ].astype(jnp.int32)
 
 
 def player_distances(pos: jax.Array, players: Players) -> jax.Array:

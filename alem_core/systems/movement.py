@@ -36,10 +36,9 @@ def move_targets(state: State, actions: jax.Array) -> jax.Array:
 
 def can_enter(state: State, target: jax.Array, static: StaticParams) -> jax.Array:
     """(P,) bool: ``target`` cells are free of terrain, mobs and players (ignoring other moves)."""
-    floor = state.world.floor
-    block = cell_values(state.world.block, floor, target, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS)
     terrain = jnp.asarray(WALKABLE)[block]
-    no_mob = ~mob_at(state.mobs, floor, target)
+    no_mob = ~mob_at(state.mobs, state.world.floor, target)
     no_player = ~player_at(state.players, target)
     return in_bounds(target, static) & terrain & no_mob & no_player
 

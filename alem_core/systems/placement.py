@@ -18,6 +18,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item
 from alem_core.grid import (
+    add_light_patches,
     cell_values,
     claim_free_slots,
     faced_cell,
@@ -52,17 +53,14 @@ TORCH_FALLOFF = 5.0
 def _free_target(state: State, static: StaticParams) -> tuple[jax.Array, jax.Array]:
     """(P, 2) faced cells and (P,) bool: in bounds, no player, no mob, no item there."""
     target = faced_cell(state.players)
-    floor = state.world.floor
-    busy = mob_at(state.mobs, floor, target) | player_at(state.players, target)
-    busy |= cell_values(state.world.item, floor, target, static, Item.NONE) != Item.NONE
+    busy = mob_at(state.mobs, state.world.floor, target) | player_at(state.players, target)
+    busy |= cell_values(state.world.item, target, static, Item.NONE) != Item.NONE
     return target, in_bounds(target, static) & ~busy
 
 
-def _block_ok(
-    layers: jax.Array, floor: jax.Array, target: jax.Array, fill_water: bool, static: StaticParams
-):
+def _block_ok(layer: jax.Array, target: jax.Array, fill_water: bool, static: StaticParams):
     """(P,) bool: the faced block accepts a placed block (land; stone also fills water)."""
-    block = cell_values(layers, floor, target, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(layer, target, static, Block.OUT_OF_BOUNDS)
     ok = jnp.asarray(WALKABLE)[block]
     return ok | (block == Block.WATER) if fill_water else ok
 
@@ -85,57 +83,25 @@ def place_blocks(
 ) -> State:
     """Tables, furnaces, then stone; ``gate_u`` (P,) is the placing gate draw."""
     target, free = _free_target(state, static)
-    floor = state.world.floor
-    layers = state.world.block
+    layer = state.world.block
     players = state.players
     inventory, achievements = players.inventory, players.achievements
     for action, block, column, cost, fill_water, achievement in BLOCK_PLACEMENTS:
         ok = (actions == action) & free & (inventory[:, column] >= cost)
-        ok &= _block_ok(layers, floor, target, fill_water, static)  # sees earlier placements
+        ok &= _block_ok(layer, target, fill_water, static)  # sees earlier placements
         ok &= passes_gate_with(ACTION_ROLE[action], gate_u, params, static)
         inventory = inventory.at[:, column].add(-cost * ok)
         achievements = achievements.at[:, achievement].max(ok)
-        layers = write_cells(layers, floor, target, jnp.full(ok.shape, block), ok)
-    world = dataclasses.replace(state.world, block=layers)
+        layer = write_cells(layer, target, jnp.full(ok.shape, block), ok)
+    world = dataclasses.replace(state.world, block=layer)
     players = dataclasses.replace(players, inventory=inventory, achievements=achievements)
     return dataclasses.replace(state, world=world, players=players)
-
-
-def torch_patch() -> jax.Array:
-    """(9, 9) light a torch adds around itself: 1 - d/5, clipped at 0."""
-    offsets = jnp.arange(-TORCH_RADIUS, TORCH_RADIUS + 1)
-    distance = jnp.sqrt(offsets[:, None] ** 2 + offsets[None, :] ** 2)
-    return jnp.clip(1.0 - distance / TORCH_FALLOFF, 0.0, 1.0)
-
-
-def add_torch_light(
-    light: jax.Array, floor: jax.Array, cells: jax.Array, placed: jax.Array
-) -> jax.Array:
-    """Add each placed torch's 9 x 9 patch to floor ``floor`` of ``light`` (L, H, W), clipped
-    to 1. Point updates of the 81 cells per torch, in index order since patches may overlap."""
-    offsets = jnp.arange(-TORCH_RADIUS, TORCH_RADIUS + 1)
-    patch = torch_patch().reshape(-1)
-    rows_off = jnp.repeat(offsets, offsets.size)
-    cols_off = jnp.tile(offsets, offsets.size)
-    for i in range(cells.shape[0]):  # P is small and static
-        window = jnp.stack([cells[i, 0] + rows_off, cells[i, 1] + cols_off], axis=-1)
-        inside = (window >= 0).all(-1) & (window[:, 0] < light.shape[1])
-        inside &= window[:, 1] < light.shape[2]
-        current = light[
-            floor,
-            jnp.clip(window[:, 0], 0, light.shape[1] - 1),
-            jnp.clip(window[:, 1], 0, light.shape[2] - 1),
-        ]
-        lit = jnp.minimum(current + patch, 1.0)
-        light = write_cells(light, floor, window, lit, inside & placed[i])
-    return light
 
 
 def place_torches_and_plants(state: State, actions: jax.Array, static: StaticParams) -> State:
     """Torches on item-placeable tiles, saplings on grass; the lowest index wins a cell."""
     target, free = _free_target(state, static)
-    floor = state.world.floor
-    block = cell_values(state.world.block, floor, target, static, Block.OUT_OF_BOUNDS)
+    block = cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS)
     players = state.players
     torch = (actions == Action.PLACE_TORCH) & free & (players.inventory[:, Inv.TORCH] >= 1)
     torch &= jnp.asarray(ITEM_PLACEABLE)[block]
@@ -146,13 +112,9 @@ def place_torches_and_plants(state: State, actions: jax.Array, static: StaticPar
     plants, plant = _claim_plant_slots(state, target, plant)
     world = dataclasses.replace(
         state.world,
-        block=write_cells(
-            state.world.block, floor, target, jnp.full_like(actions, Block.PLANT), plant
-        ),
-        item=write_cells(
-            state.world.item, floor, target, jnp.full_like(actions, Item.TORCH), torch
-        ),
-        light=add_torch_light(state.world.light, floor, target, torch),
+        block=write_cells(state.world.block, target, jnp.full_like(actions, Block.PLANT), plant),
+        item=write_cells(state.world.item, target, jnp.full_like(actions, Item.TORCH), torch),
+        light=add_light_patches(state.world.light, target, torch, TORCH_RADIUS, TORCH_FALLOFF),
     )
     inventory = players.inventory.at[:, Inv.TORCH].add(-torch.astype(jnp.int32))
     inventory = inventory.at[:, Inv.SAPLING].add(-plant.astype(jnp.int32))

@@ -113,9 +113,7 @@ def move_mob_projectiles(frame: Frame, static: StaticParams) -> Frame:
 
     station = (block == Block.CRAFTING_TABLE) | (block == Block.FURNACE)
     breaks = proj.alive & inside & station
-    new_block = write_cells(
-        frame.block, frame.floor, nxt, jnp.full(breaks.shape, Block.PATH), breaks
-    )
+    new_block = write_cells(frame.block, nxt, jnp.full(breaks.shape, Block.PATH), breaks)
 
     mob_pos, mob_alive = live_mobs(frame.mobs)
     mob_next = (same_cell(nxt, mob_pos) & mob_alive[None]).any(1)

@@ -114,7 +114,7 @@ def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParam
         The state with at most one new mob per class.
     """
     floor = state.world.floor
-    block = state.world.block[floor]
+    block = state.world.block
     u = jax.random.uniform(key, (3, 2))  # per class: spawn roll, cell draw
     dist2 = _nearest_player_distance2(state, static)
     free = ~_occupied(state, static)

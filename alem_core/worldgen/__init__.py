@@ -16,7 +16,7 @@ from alem_core import tables
 from alem_core.constants import Block
 from alem_core.initial import potion_permutation
 from alem_core.params import Params, StaticParams
-from alem_core.state import World
+from alem_core.state import FloorMaps, World, to_light
 from alem_core.worldgen.biomes import NOISE_BIOMES, OVERWORLD
 from alem_core.worldgen.coordination import coordination_layers
 from alem_core.worldgen.smooth import generate_smooth_floor
@@ -52,20 +52,27 @@ def generate_world(key: jax.Array, params: Params, static: StaticParams) -> Worl
     """
     keys = split_reset_key(key)
     noise_keys = jax.random.split(keys["noise_floors"], len(NOISE_BIOMES))
-    block0, item0, light0 = generate_smooth_floor(noise_keys[0], OVERWORLD, static)
+    block0, item0, light0, ladders0 = generate_smooth_floor(
+        noise_keys[0], OVERWORLD, static, with_ladders=True
+    )
+    ladders = jnp.zeros((static.num_levels, *ladders0.shape), jnp.int32).at[0].set(ladders0)
     deeper = (static.num_levels - 1, *static.map_size)
     kills = jnp.zeros((static.num_levels,), jnp.int32)
     block = jnp.concatenate([block0[None], jnp.full(deeper, Block.WALL, jnp.int32)])
     block, coord, soft = coordination_layers(
         keys["coordination"], block, params, static, keys["sites"]
     )
-    return World(
+    floors = FloorMaps(
         block=block,
         item=jnp.concatenate([item0[None], jnp.zeros(deeper, jnp.int32)]),
-        light=jnp.concatenate([light0[None], jnp.zeros(deeper, jnp.float32)]),
+        light=to_light(jnp.concatenate([light0[None], jnp.zeros(deeper, jnp.float32)])),
         coord=coord,
         soft=soft,
-        floor=jnp.zeros((), jnp.int32),
+    )
+    return World.on_floor(
+        floors,
+        0,
+        ladders=ladders,
         kills=kills.at[0].set(tables.OVERWORLD_INITIAL_KILLS),
         daylight=jnp.asarray(INITIAL_DAYLIGHT, jnp.float32),
         potion_effect=potion_permutation(keys["potions"]),

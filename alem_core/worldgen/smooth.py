@@ -250,8 +250,8 @@ def floor_light(block: jax.Array, cells: jax.Array, biome: Biome) -> jax.Array:
 
 
 def generate_smooth_floor(
-    key: jax.Array, biome: Biome, static: StaticParams
-) -> tuple[jax.Array, jax.Array, jax.Array]:
+    key: jax.Array, biome: Biome, static: StaticParams, with_ladders: bool = False
+) -> tuple[jax.Array, ...]:
     """Generate one noise floor (GAME.md §1.5 steps 1-9).
 
     Args:
@@ -261,7 +261,8 @@ def generate_smooth_floor(
 
     Returns:
         ``(block, item, light)``: (H, W) int32 blocks, (H, W) int32 items (ladders),
-        (H, W) float32 light in [0, 1].
+        (H, W) float32 light in [0, 1]; with ``with_ladders`` also the (2, P, 2) down and up
+        ladder cells.
     """
     draws = floor_draws(key, static)
     fields = noise_fields(draws, biome, static)
@@ -270,4 +271,7 @@ def generate_smooth_floor(
     spawn = spawn_positions(static)
     block = block.at[spawn[:, 0], spawn[:, 1]].set(jnp.asarray(biome.spawn_block, jnp.int32))
     block, item, cells = place_ladders(draws["ladders"], block, biome, static)
-    return block, item, floor_light(block, cells, biome)
+    light = floor_light(block, cells, biome)
+    if with_ladders:
+        return block, item, light, cells.reshape(2, static.player_count, 2)
+    return block, item, light

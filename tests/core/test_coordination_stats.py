@@ -32,7 +32,7 @@ def worlds():
     for difficulty in ("none", "easy", "medium", "hard"):
         params = alem_core.make_params(difficulty)
         world = gen(keys, params.as_arrays(), OVERWORLD)
-        out[difficulty] = (params, jax.tree.map(np.asarray, world))
+        out[difficulty] = (params, jax.tree.map(np.asarray, world.floors))  # (N, L, H, W) maps
     return out
 
 

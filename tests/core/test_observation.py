@@ -13,6 +13,7 @@ from alem_core.constants import Block, Facing, Item, MobClass
 from alem_core.observation import direction_sectors, obs_size, observe
 from alem_core.observation_parts import map_view
 from alem_core.params import Params, StaticParams
+from alem_core.state import to_light
 from alem_core.testing import hand_built_state, with_inventory
 
 STATIC = StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
@@ -134,7 +135,7 @@ def test_teammate_channels_self_first_then_index_order():
 def test_dark_cells_show_nothing():
     rows = ["." * 16] * 6 + ["." * 8 + "T"]
     state = _with_mob(_state(rows), "melee", 0, (6, 8), 0)
-    light = state.world.light.at[0, 6, 8].set(0.05).at[0, 8, 9].set(0.0)
+    light = state.world.light.at[6, 8].set(to_light(0.05)).at[8, 9].set(0)
     cells = _cells(_obs(_set_world(state, light=light)), 0)
     assert (cells[2, 5] == 0).all()  # tree and zombie hidden
     assert (cells[4, 6] == 0).all()  # teammate hidden
@@ -143,9 +144,9 @@ def test_dark_cells_show_nothing():
 
 def test_coordination_soft_and_handover_channels():
     state = _state()
-    coord = state.world.coord.at[0, 7, 8].set(2).at[0, 7, 9].set(-12)
-    soft = state.world.soft.at[0, 7, 8].set(True).at[0, 7, 9].set(True)
-    block = state.world.block.at[0, 7, 8].set(Block.STONE).at[0, 7, 9].set(Block.IRON)
+    coord = state.world.coord.at[7, 8].set(2).at[7, 9].set(-12)
+    soft = state.world.soft.at[7, 8].set(True).at[7, 9].set(True)
+    block = state.world.block.at[7, 8].set(Block.STONE).at[7, 9].set(Block.IRON)
     state = _set_world(state, coord=coord, soft=soft, block=block)
     ho = state.handovers
     ho = dataclasses.replace(

@@ -6,6 +6,7 @@ The 20-seed batch is generated once (one jit + vmap compile) and shared by the m
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +17,7 @@ from alem_core import tables
 from alem_core.constants import Block, Item
 from alem_core.initial import spawn_positions
 from alem_core.params import Params, StaticParams
+from alem_core.state import LIGHT_SCALE, MAP_DTYPES, to_light
 from alem_core.worldgen import generate_world, split_reset_key
 from alem_core.worldgen.biomes import (
     BOSS,
@@ -45,8 +47,11 @@ N_SEEDS = 20
 P = STATIC.player_count
 
 
-def _numpy(tree):
-    return jax.tree.map(np.asarray, tree)
+def _numpy(world):
+    """The world as numpy, its floor stack flattened into it: ``.block`` is (..., L, H, W)."""
+    flat = {f: getattr(world, f) for f in ("floor", "kills", "daylight", "potion_effect")}
+    flat |= {name: getattr(world.floors, name) for name in MAP_DTYPES}
+    return SimpleNamespace(**{name: np.asarray(value) for name, value in flat.items()})
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +73,7 @@ def overworlds(batch) -> np.ndarray:
 
 
 def _world(batch, i: int):
-    return jax.tree.map(lambda x: x[i], batch)
+    return SimpleNamespace(**{name: value[i] for name, value in vars(batch).items()})
 
 
 def _assert_same_world(a, b) -> None:
@@ -84,10 +89,10 @@ def _assert_same_world(a, b) -> None:
 def test_shapes_and_dtypes(batch):
     levels, (h, w) = STATIC.num_levels, STATIC.map_size
     expected = {
-        "block": ((N_SEEDS, levels, h, w), np.int32),
-        "item": ((N_SEEDS, levels, h, w), np.int32),
-        "light": ((N_SEEDS, levels, h, w), np.float32),
-        "coord": ((N_SEEDS, levels, h, w), np.int32),
+        "block": ((N_SEEDS, levels, h, w), np.uint8),
+        "item": ((N_SEEDS, levels, h, w), np.uint8),
+        "light": ((N_SEEDS, levels, h, w), np.uint8),
+        "coord": ((N_SEEDS, levels, h, w), np.int8),
         "soft": ((N_SEEDS, levels, h, w), np.bool_),
         "floor": ((N_SEEDS,), np.int32),
         "kills": ((N_SEEDS, levels), np.int32),
@@ -179,7 +184,7 @@ def test_overworld_ladders(batch):
 
 
 def test_overworld_is_fully_lit(batch):
-    assert (batch.light[:, 0] == 1.0).all()
+    assert (batch.light[:, 0] == LIGHT_SCALE).all()
 
 
 def test_ladder_fallback_when_no_run_exists():
@@ -279,7 +284,7 @@ def test_traced_biome_matches_constant_overworld(biome_floors, batch):
     block, item, light = biome_floors[OVERWORLD]
     np.testing.assert_array_equal(block, batch.block[0, 0])
     np.testing.assert_array_equal(item, batch.item[0, 0])
-    np.testing.assert_allclose(light, batch.light[0, 0], atol=1e-6)
+    np.testing.assert_array_equal(to_light(light), batch.light[0, 0])
 
 
 @pytest.mark.parametrize("biome", [GNOMISH_MINES, TROLL_MINES, FIRE, ICE])

@@ -105,7 +105,7 @@ def test_diamond_crafting_needs_two_at_a_forge_when_coordinated(small, params):
     coord = params.replace(crafting_coordination_enabled=True)
     # An Epic Forge (block 39) at (0,1), next to the warrior and the forager only.
     state = hand_built_state(["......", "......"], small, coord, POSITIONS)
-    state = state.replace(world=state.world.replace(block=state.world.block.at[0, 0, 1].set(39)))
+    state = state.replace(world=state.world.replace(block=state.world.block.at[0, 1].set(39)))
     for agent in range(3):
         state = with_inventory(state, agent, diamond=3)
     solo = craft(state, jnp.array([Action.MAKE_DIAMOND_ARMOUR, 0, 0]), PASS, coord, small)

@@ -39,17 +39,17 @@ def _state(small, params, **kw):
 def test_tree_gives_wood_and_becomes_grass(small, params):
     state = interact_blocks(_state(small, params), DO_ALL, PASS, KEY, params, small)
     assert state.players.inventory[0, Inv.WOOD] == 1
-    assert state.world.block[0, 1, 2] == Block.GRASS
+    assert state.world.block[1, 2] == Block.GRASS
 
 
 def test_stone_needs_pickaxe(small, params):
     state = interact_blocks(_state(small, params), DO_ALL, PASS, KEY, params, small)
     assert state.players.inventory[2, Inv.STONE] == 0
-    assert state.world.block[0, 4, 3] == Block.STONE
+    assert state.world.block[4, 3] == Block.STONE
     armed = with_inventory(_state(small, params), 2, pickaxe=1)
     state = interact_blocks(armed, DO_ALL, PASS, KEY, params, small)
     assert state.players.inventory[2, Inv.STONE] == 1
-    assert state.world.block[0, 4, 3] == Block.PATH
+    assert state.world.block[4, 3] == Block.PATH
 
 
 def test_drinking_is_forager_gated_under_hard_gates(small, params):
@@ -96,7 +96,7 @@ def test_two_players_mining_one_block_both_gain(small, params):
     )
     state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
     np.testing.assert_array_equal(state.players.inventory[:, Inv.WOOD], [1, 1, 0])
-    assert state.world.block[0, 0, 2] == Block.GRASS
+    assert state.world.block[0, 2] == Block.GRASS
 
 
 def test_ripe_plant_feeds_and_regrows(small, params):
@@ -107,7 +107,7 @@ def test_ripe_plant_feeds_and_regrows(small, params):
         start, players=dataclasses.replace(start.players, food=jnp.array([2, 9, 9]))
     )
     state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
-    assert state.players.food[0] == 6 and state.world.block[0, 0, 0] == Block.PLANT
+    assert state.players.food[0] == 6 and state.world.block[0, 0] == Block.PLANT
     assert bool(state.players.achievements[0, Achievement.EAT_PLANT])
 
 

@@ -61,7 +61,7 @@ def test_shelter_speeds_sleep_recovery(small, params):
     state = start_sleep_and_rest(state, jnp.array([Action.SLEEP, Action.SLEEP, 0]), small)
     r, c = (int(v) for v in state.players.pos[0])
     state = state.replace(
-        world=state.world.replace(block=state.world.block.at[0, r - 1, c].set(Block.EPIC_SHELTER))
+        world=state.world.replace(block=state.world.block.at[r - 1, c].set(Block.EPIC_SHELTER))
     )
     for _ in range(8):
         state = update_intrinsics(state, params, small)

@@ -33,7 +33,7 @@ def world(value: int, soft: bool = False, params: Params | None = None, pickaxe:
     state = hand_built_state([".....", "..#.."], SMALL, params, POSITIONS, FACING)
     w = state.world
     state = state.replace(
-        world=w.replace(coord=w.coord.at[0, 1, 2].set(value), soft=w.soft.at[0, 1, 2].set(soft))
+        world=w.replace(coord=w.coord.at[1, 2].set(value), soft=w.soft.at[1, 2].set(soft))
     )
     inventory = state.players.inventory.at[:, Inv.PICKAXE].set(pickaxe)
     return state.replace(players=state.players.replace(inventory=inventory)), params
@@ -55,7 +55,7 @@ def test_two_on_a_hard_pair_block_get_three_each():
     state, params = world(2)
     out = do(state, params, DO, DO, NOOP)
     assert stone(out) == [3, 3, 0]
-    assert int(out.world.block[0, 1, 2]) == Block.PATH  # the task ends with its block
+    assert int(out.world.block[1, 2]) == Block.PATH  # the task ends with its block
     assert unlocked(out, Ach.COORD_2_AGENTS_HARD) == [True, True, False]
     assert unlocked(out, Ach.COORD_MINE_STONE_HARD) == [True, True, False]
     assert int(out.coordination.sync_successes) == 1 and int(out.coordination.sync_2_agents) == 1
@@ -74,8 +74,8 @@ def test_too_few_on_a_hard_block_do_nothing(value, actions):
     state, params = world(value)
     out = do(state, params, *actions)
     assert stone(out) == [0, 0, 0]
-    assert int(out.world.block[0, 1, 2]) == Block.STONE
-    assert int(out.world.coord[0, 1, 2]) == value
+    assert int(out.world.block[1, 2]) == Block.STONE
+    assert int(out.world.coord[1, 2]) == value
     assert int(out.coordination.sync_attempts) == 1 and int(out.coordination.sync_successes) == 0
 
 
@@ -89,7 +89,7 @@ def test_without_the_tool_tier_no_coordination_achievement():
 def test_a_tree_counts_for_the_generic_achievement_only():
     state, params = world(2)
     w = state.world
-    state = state.replace(world=w.replace(block=w.block.at[0, 1, 2].set(Block.TREE)))
+    state = state.replace(world=w.replace(block=w.block.at[1, 2].set(Block.TREE)))
     out = do(state, params, DO, DO, NOOP)
     assert np.asarray(out.players.inventory[:, Inv.WOOD]).tolist() == [3, 3, 0]
     assert unlocked(out, Ach.COORD_2_AGENTS_HARD) == [True, True, False]
@@ -146,7 +146,7 @@ def test_handover_completed_on_the_last_step_of_its_window():
     assert stone(again) == [0, 0, 0] and int(again.handovers.open.sum()) == 1
     done = do(_at(again, 15), params, NOOP, DO, NOOP)  # t + W
     assert stone(done) == [0, 1, 0]
-    assert not bool(done.handovers.open.any()) and int(done.world.coord[0, 1, 2]) == 0
+    assert not bool(done.handovers.open.any()) and int(done.world.coord[1, 2]) == 0
     assert unlocked(done, Ach.HANDOVER_COMPLETE) == [False, True, False]
     assert unlocked(done, Ach.COORD_MINE_HANDOVER) == [False, True, False]
     assert int(done.coordination.handover_successes) == 1
@@ -160,7 +160,7 @@ def test_handover_one_step_late_expires_and_restarts():
     assert int(late.coordination.handover_expiries) == 1
     rows = np.flatnonzero(np.asarray(late.handovers.open))
     assert len(rows) == 1 and int(late.handovers.initiator[rows[0]]) == 1  # a new entry
-    assert int(late.world.coord[0, 1, 2]) == -5  # the cell keeps its requirement
+    assert int(late.world.coord[1, 2]) == -5  # the cell keeps its requirement
 
 
 def test_two_completers_on_one_step_lowest_index_wins():

@@ -43,7 +43,7 @@ def set_blocks(state: State, cells, block: int) -> State:
     """Set the given (row, col) cells of floor 0 to ``block``."""
     grid = state.world.block
     for r, c in cells:
-        grid = grid.at[0, r, c].set(block)
+        grid = grid.at[r, c].set(block)
     return state.replace(world=state.world.replace(block=grid))
 
 
@@ -132,7 +132,7 @@ def test_skeleton_arrow_hits_player_and_breaks_table(update):
     assert int(state.mobs.mob_projectiles.alive[0].sum()) == 2
     np.testing.assert_array_equal(state.mobs.mob_projectiles.direction[0, :2], [[0, 1], [0, 1]])
     state = update(step_keys[1], state, NEAR, SMALL)
-    assert int(state.world.block[0, 10, 4]) == Block.PATH  # the table is destroyed
+    assert int(state.world.block[10, 4]) == Block.PATH  # the table is destroyed
     assert int(state.mobs.mob_projectiles.alive[0].sum()) == 1  # and that arrow stopped
     for key in step_keys[2:]:
         state = update(key, state, NEAR, SMALL)
@@ -246,7 +246,7 @@ def test_other_floors_stay_frozen(despawned):
             strict=True,
         ):
             np.testing.assert_array_equal(a[1], b[1])
-    np.testing.assert_array_equal(before.world.block[1], out.world.block[1])
+    np.testing.assert_array_equal(before.world.floors.block[1], out.world.floors.block[1])
 
 
 def _busy_state() -> State:

@@ -63,7 +63,7 @@ def base_state(floor: int = 0, blocks: np.ndarray | None = None, **world) -> Sta
     )
     grid = mixed_map() if blocks is None else blocks
     w = state.world
-    w = w.replace(block=w.block.at[floor].set(jnp.asarray(grid)), floor=jnp.int32(floor))
+    w = w.replace(block=jnp.asarray(grid, w.block.dtype), floor=jnp.int32(floor))
     w = w.replace(**{k: jnp.asarray(v, getattr(w, k).dtype) for k, v in world.items()})
     return state.replace(players=players, world=w)
 
