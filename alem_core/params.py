@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import jax
 import numpy as np
@@ -165,22 +166,47 @@ def _opportunity_overrides() -> dict[str, object]:
     )
 
 
+ALPHA_WINDOW_FLOOR = {"handover_window_min": (3, 12), "handover_window_max": (6, 24)}
+"""Handover window bounds: max(floor, ceil(scale x (1 - α))) steps (GAME.md §1.3)."""
+
+
+def alpha_derived(alpha: Any, xp: Any = np) -> dict[str, Any]:
+    """Every execution parameter derived from α, rounded to 4 decimals (GAME.md §1.3 table).
+
+    The one place these formulas live: ``xp`` is numpy for the presets (plain Python values
+    after ``alpha_overrides``) or ``jax.numpy`` for a randomised α inside jit (``difficulty``).
+    The last two entries apply only with ``scale_base_difficulty``.
+    """
+
+    def round4(x: Any) -> Any:
+        return xp.round(x * 1e4) / 1e4
+
+    values = {
+        "alpha": round4(alpha),
+        "p_max_agents": round4(alpha),
+        "soft_solo_fail_prob": round4(alpha),
+        "non_specialist_efficiency": round4(1 - alpha),
+    }
+    for name, (lowest, scale) in ALPHA_WINDOW_FLOOR.items():
+        values[name] = xp.maximum(lowest, xp.ceil(round4(scale * (1 - alpha)))).astype(xp.int32)
+    values["mob_health_multiplier"] = round4(1 + alpha / 3)
+    values["starting_resource_multiplier"] = round4(1 - alpha / 3)
+    return values
+
+
+SCALED_BY_ALPHA = ("mob_health_multiplier", "starting_resource_multiplier")
+"""α-derived values that apply only with ``scale_base_difficulty``."""
+
+
 def alpha_overrides(alpha: float, scale_base_difficulty: bool = False) -> dict[str, object]:
-    """Execution parameters derived from α, rounded to 4 decimals (GAME.md §1.3 table)."""
-    values: dict[str, object] = dict(
-        alpha=round(alpha, 4),
-        p_max_agents=round(alpha, 4),
-        handover_window_min=max(3, math.ceil(round(12 * (1 - alpha), 4))),
-        handover_window_max=max(6, math.ceil(round(24 * (1 - alpha), 4))),
-        soft_solo_fail_prob=round(alpha, 4),
-        non_specialist_efficiency=round(1 - alpha, 4),
-    )
+    """Execution parameters derived from a fixed α, as plain Python values (presets)."""
+    derived = alpha_derived(np.float64(alpha))
+    values: dict[str, object] = {
+        name: value.item() for name, value in derived.items() if name not in SCALED_BY_ALPHA
+    }
     if scale_base_difficulty:
-        values.update(
-            scale_base_difficulty=True,
-            mob_health_multiplier=round(1 + alpha / 3, 4),
-            starting_resource_multiplier=round(1 - alpha / 3, 4),
-        )
+        values["scale_base_difficulty"] = True
+        values.update({name: derived[name].item() for name in SCALED_BY_ALPHA})
     return values
 
 

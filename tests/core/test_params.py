@@ -1,0 +1,34 @@
+"""Params: the difficulty presets and the α-derived values (GAME.md §1.3, decision 6)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alem_core.difficulty import derived_values
+from alem_core.params import Params, alpha_overrides, make_params
+
+
+@pytest.mark.parametrize(
+    ("difficulty", "efficiency", "window"),
+    [("easy", 0.7, (9, 17)), ("medium", 0.4, (5, 10)), ("hard", 0.1, (3, 6))],
+)
+def test_presets_follow_the_table(difficulty, efficiency, window):
+    params = make_params(difficulty)
+    assert params.non_specialist_efficiency == pytest.approx(efficiency)
+    assert (params.handover_window_min, params.handover_window_max) == window
+
+
+def test_fixed_and_traced_alpha_derive_the_same_values():
+    """The presets (numpy, float64) and a randomised α inside jit (jnp, float32) share one
+    formula; over a grid of α they agree to float32 precision and exactly on windows."""
+    params = Params(scale_base_difficulty=True)
+    for alpha in np.linspace(0.0, 1.0, 101):
+        fixed = alpha_overrides(float(alpha), scale_base_difficulty=True)
+        traced = derived_values(jnp.float32(alpha), params)
+        for name, value in traced.items():
+            if name.startswith("handover_window"):
+                assert int(value) == fixed[name], (alpha, name)
+            else:
+                assert float(value) == pytest.approx(fixed[name], abs=2e-4), (alpha, name)
