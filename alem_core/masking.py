@@ -10,12 +10,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import GIVE_BASE, Action, Inv, comm_base, num_give_slots
+from alem_core.constants import GIVE_BASE, Action, comm_base, num_give_slots
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.attributes import LEVEL_UPS, can_level_up
 from alem_core.systems.construction import build_mask
 from alem_core.systems.crafting import craft_mask
+from alem_core.systems.launching import can_cast_spell, can_shoot_arrow
 from alem_core.systems.placement import placement_mask
 from alem_core.systems.trading import give_mask
 from alem_core.tables import RECIPE_ACTION
@@ -51,11 +52,8 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     mask = mask.at[:, jnp.asarray(RECIPE_ACTION)].set(craft_mask(state, params, static))
     for action, _ in LEVEL_UPS:
         mask = mask.at[:, action].set(can_level_up(state))
-    inventory = state.players.inventory
-    mask = mask.at[:, Action.SHOOT_ARROW].set(
-        (inventory[:, Inv.BOW] >= 1) & (inventory[:, Inv.ARROW] >= 1)
-    )
-    mask = mask.at[:, Action.CAST_SPELL].set(state.players.spell_learned)
+    mask = mask.at[:, Action.SHOOT_ARROW].set(can_shoot_arrow(state.players))
+    mask = mask.at[:, Action.CAST_SPELL].set(can_cast_spell(state.players))
     mask = mask.at[:, Action.BUILD_SHELTER : Action.BUILD_BEACON + 1].set(build_mask(state, static))
     slots = num_give_slots(p)
     if slots:

@@ -77,7 +77,6 @@ def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
     kind = actions - Action.BUILD_SHELTER
     building = (kind >= 0) & (kind < len(STRUCTURES))
     kind = jnp.clip(kind, 0, len(STRUCTURES) - 1)
-    cost = jnp.asarray(STRUCTURE_COST)[kind]
     return _Facts(
         cell=cell,
         block=cell_values(world.block, cell, static, Block.OUT_OF_BOUNDS),
@@ -85,7 +84,7 @@ def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
         soft=cell_values(world.soft, cell, static, False),
         kind=kind,
         building=building,
-        can_pay=(players.inventory >= cost).all(axis=1),
+        can_pay=can_pay(players.inventory, kind),
         same_cell=(cell[:, None, :] == cell[None, :, :]).all(-1),
     )
 
@@ -175,8 +174,10 @@ def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     return state.replace(world=world, players=players, handovers=table, coordination=counters)
 
 
-def _can_pay(inventory: jax.Array, s: int) -> jax.Array:
-    return (inventory >= jnp.asarray(STRUCTURE_COST[s])[None, :]).all(axis=1)
+def can_pay(inventory: jax.Array, structure: jax.Array | int) -> jax.Array:
+    """(P,) bool: each player's inventory (P, NUM_INV) covers structure ``structure`` ((P,) or
+    one index: 0 shelter, 1 forge, 2 beacon)."""
+    return (inventory >= jnp.asarray(STRUCTURE_COST)[structure]).all(axis=-1)
 
 
 def build_mask(state: State, static: StaticParams) -> jax.Array:
@@ -191,7 +192,7 @@ def build_mask(state: State, static: StaticParams) -> jax.Array:
     by_other = entry & (table.initiator[None, None, :] != jnp.arange(p)[:, None, None])
     columns = []
     for s in range(len(STRUCTURES)):
-        team_can_pay = _can_pay(players.inventory, s).any()
+        team_can_pay = can_pay(players.inventory, s).any()
         resumable = (by_other & (table.kind == s + 1)[None, None, :]).any(axis=(1, 2))
         columns.append((near_site & team_can_pay) | resumable)
     return jnp.stack(columns, axis=1)

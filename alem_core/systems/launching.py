@@ -23,7 +23,7 @@ from alem_core.constants import Achievement, Action, Block, Inv, Projectile, Rol
 from alem_core.grid import DIRECTIONS, cell_values, claim_free_slots, faced_cell, in_bounds
 from alem_core.params import StaticParams
 from alem_core.specialisation import roles
-from alem_core.state import Entities, State
+from alem_core.state import Entities, Players, State
 from alem_core.systems.intrinsics import capacities
 from alem_core.tables import SOLID
 
@@ -32,12 +32,22 @@ HEAL_MANA = 6
 HEAL_AMOUNT = 2.0
 
 
+def can_shoot_arrow(players: Players) -> jax.Array:
+    """(P,) bool: a bow and at least one arrow (the mask's SHOOT_ARROW row, GAME.md §8.3)."""
+    return (players.inventory[:, Inv.BOW] >= 1) & (players.inventory[:, Inv.ARROW] >= 1)
+
+
+def can_cast_spell(players: Players) -> jax.Array:
+    """(P,) bool: the spell is learned (the mask's CAST_SPELL row; mana is not checked there,
+    GAME.md §8.3, so a cast without the mana does nothing)."""
+    return players.spell_learned
+
+
 def _wanted_launches(state: State, actions: jax.Array, static: StaticParams):
     """(P,) bool arrow, (P,) bool fireball, (P,) bool heal: the action and its cost are met."""
     players = state.players
-    arrow = (actions == Action.SHOOT_ARROW) & (players.inventory[:, Inv.BOW] >= 1)
-    arrow &= players.inventory[:, Inv.ARROW] >= 1
-    casting = (actions == Action.CAST_SPELL) & players.spell_learned
+    arrow = (actions == Action.SHOOT_ARROW) & can_shoot_arrow(players)
+    casting = (actions == Action.CAST_SPELL) & can_cast_spell(players)
     forager = roles(static) == Role.FORAGER
     fireball = casting & ~forager & (players.mana >= FIREBALL_MANA)
     heal = casting & forager & (players.mana >= HEAL_MANA)

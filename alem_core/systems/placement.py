@@ -65,16 +65,22 @@ def _block_ok(layer: jax.Array, target: jax.Array, fill_water: bool, static: Sta
     return ok | (block == Block.WATER) if fill_water else ok
 
 
+ITEM_PLACEMENTS = ((Action.PLACE_TORCH, Inv.TORCH), (Action.PLACE_PLANT, Inv.SAPLING))
+"""Torches and saplings: one of the item from the inventory."""
+
+
+def has_materials(inventory: jax.Array) -> dict[int, jax.Array]:
+    """(P,) bool per placing action: the inventory (P, NUM_INV) holds what it costs."""
+    costs = [(a, column, cost) for a, _, column, cost, _, _ in BLOCK_PLACEMENTS]
+    costs += [(a, column, 1) for a, column in ITEM_PLACEMENTS]
+    return {int(a): inventory[:, column] >= cost for a, column, cost in costs}
+
+
 def placement_mask(state: State, params: Params, static: StaticParams) -> dict[int, jax.Array]:
     """(P,) bool per placing action for the action mask (materials, and role for stone)."""
-    inventory = state.players.inventory
-    mask = {
-        int(action): (inventory[:, column] >= cost)
-        & may_pass_gate(ACTION_ROLE[action], params, static)
-        for action, _, column, cost, _, _ in BLOCK_PLACEMENTS
-    }
-    mask[int(Action.PLACE_TORCH)] = inventory[:, Inv.TORCH] >= 1
-    mask[int(Action.PLACE_PLANT)] = inventory[:, Inv.SAPLING] >= 1
+    mask = has_materials(state.players.inventory)
+    for action, *_ in BLOCK_PLACEMENTS:
+        mask[int(action)] &= may_pass_gate(ACTION_ROLE[action], params, static)
     return mask
 
 
@@ -87,7 +93,7 @@ def place_blocks(
     players = state.players
     inventory, achievements = players.inventory, players.achievements
     for action, block, column, cost, fill_water, achievement in BLOCK_PLACEMENTS:
-        ok = (actions == action) & free & (inventory[:, column] >= cost)
+        ok = (actions == action) & free & has_materials(inventory)[int(action)]
         ok &= _block_ok(layer, target, fill_water, static)  # sees earlier placements
         ok &= passes_gate_with(ACTION_ROLE[action], gate_u, params, static)
         inventory = inventory.at[:, column].add(-cost * ok)
@@ -103,10 +109,11 @@ def place_torches_and_plants(state: State, actions: jax.Array, static: StaticPar
     target, free = _free_target(state, static)
     block = cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS)
     players = state.players
-    torch = (actions == Action.PLACE_TORCH) & free & (players.inventory[:, Inv.TORCH] >= 1)
+    materials = has_materials(players.inventory)
+    torch = (actions == Action.PLACE_TORCH) & free & materials[int(Action.PLACE_TORCH)]
     torch &= jnp.asarray(ITEM_PLACEABLE)[block]
     torch &= ~lower_index_claims(target, torch)
-    plant = (actions == Action.PLACE_PLANT) & free & (players.inventory[:, Inv.SAPLING] >= 1)
+    plant = (actions == Action.PLACE_PLANT) & free & materials[int(Action.PLACE_PLANT)]
     plant &= block == Block.GRASS
     plant &= ~lower_index_claims(target, plant)
     plants, plant = _claim_plant_slots(state, target, plant)
