@@ -11,25 +11,34 @@ import pytest
 
 import alem_core
 from alem_core.rollout import compiled, random_rollout
-from alem_core.systems.intrinsics import capacities
+from alem_core.systems.intrinsics import capacities, start_sleep_and_rest
 
 from .conftest import SMALL
 
 PARAMS = alem_core.make_params("medium", shared_reward=False)
-STEPS = 400
+CHUNK, CHUNKS = 100, 4
 
 
 @pytest.fixture(scope="module")
 def rollout():
+    """Four worlds, 4 x 100 masked random steps; also the states after the first chunk
+    (``midway``, while most teams are still alive)."""
     reset, _ = compiled(SMALL)
-    run = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, PARAMS, SMALL, STEPS)))
+    run = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, PARAMS, SMALL, CHUNK)))
     keys = jax.random.split(jax.random.key(21), 4)
     _, states = jax.vmap(lambda k: reset(k, PARAMS))(keys)
-    return states, run(jax.random.split(jax.random.key(22), 4), states)
+    final, chunks, ends = states, [], []
+    for i in range(CHUNKS):
+        final, traces = run(jax.random.split(jax.random.key(22 + i), 4), final)
+        chunks.append(traces)
+        ends.append(final)
+    midway = ends[0]
+    traces = jax.tree.map(lambda *parts: jnp.concatenate(parts, axis=1), *chunks)
+    return states, (final, traces), midway
 
 
 def test_final_states_within_bounds(rollout):
-    _, (final, _) = rollout
+    _, (final, _), _ = rollout
     players = final.players
     for world in range(4):
         p = jax.tree.map(lambda x, w=world: x[w], players)
@@ -45,11 +54,13 @@ def test_final_states_within_bounds(rollout):
             assert np.isfinite(np.asarray(leaf)).all()
 
 
-def test_dead_agents_stay_dead_and_termination_follows(rollout):
-    _, (_, traces) = rollout
+def test_only_a_revive_brings_an_agent_back_and_termination_follows(rollout):
+    _, (final, traces), _ = rollout
     alive = np.asarray(traces["alive"])  # (worlds, T, P)
-    revived = alive[:, 1:] & ~alive[:, :-1]
-    assert not revived.any()
+    returns = (alive[:, 1:] & ~alive[:, :-1]).sum(axis=1)  # (worlds, P)
+    # Revives are legal (GAME.md §3.6); every return to life must be a counted revive (a revived
+    # agent may also die again within its revive step, so the count can be larger).
+    assert (returns <= np.asarray(final.stats.times_revived)).all()
     terminated = np.asarray(traces["terminated"])
     np.testing.assert_array_equal(terminated[..., 0], ~alive.any(axis=-1))
     mask = np.asarray(traces["mask"])
@@ -58,22 +69,28 @@ def test_dead_agents_stay_dead_and_termination_follows(rollout):
 
 
 def test_rewards_are_finite_and_the_team_makes_progress(rollout):
-    _, (final, traces) = rollout
+    _, (final, traces), _ = rollout
     assert np.isfinite(np.asarray(traces["reward"])).all()
     unlocked = np.asarray(final.players.achievements).any(axis=(0, 1))
     assert unlocked[alem_core.Achievement.COLLECT_WOOD]
 
 
 def test_dtypes_stable(rollout):
-    start, (final, _) = rollout
+    start, (final, _), _ = rollout
     for a, b in zip(jax.tree.leaves(start), jax.tree.leaves(final), strict=True):
         assert a.dtype == b.dtype and a.shape == b.shape
 
 
-def test_masked_out_actions_change_nothing(rollout):
-    states, _ = rollout
+@pytest.mark.parametrize("when", ["start", "midway"])
+def test_masked_out_actions_change_nothing(rollout, when):
+    """From the reset state and from states 200 random steps in (other inventories, mobs,
+    handovers and vitals), every action the mask refuses leaves the game state as NOOP does."""
+    states, _, midway = rollout
     _, step = compiled(SMALL)
-    state = jax.tree.map(lambda x: x[0], states)
+    source = states if when == "start" else midway
+    world = int(np.argmax(np.asarray(source.players.alive).sum(axis=1)))  # the liveliest team
+    state = jax.tree.map(lambda x: x[world], source)
+    assert bool(state.players.alive.any()), "the test needs a team that is still playing"
     mask = np.asarray(alem_core.action_mask(state, PARAMS, SMALL))
     key = jax.random.key(5)
     noop = jnp.zeros(SMALL.player_count, jnp.int32)
@@ -99,10 +116,19 @@ def test_masked_out_actions_change_nothing(rollout):
             np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
-def test_a_hurt_agent_may_rest_and_a_full_one_may_not(rollout):
-    states, _ = rollout
+def test_rest_is_always_offered_but_only_a_hurt_agent_rests(rollout):
+    states, _, _ = rollout
     state = jax.tree.map(lambda x: x[0], states)
-    players = dataclasses.replace(state.players, health=jnp.array([5.0, 9.0, 9.0]))
+    players = dataclasses.replace(
+        state.players,
+        health=jnp.array([5.0, 9.0, 9.0]),
+        alive=jnp.ones(3, bool),
+        sleeping=jnp.zeros(3, bool),
+        resting=jnp.zeros(3, bool),
+    )
     state = dataclasses.replace(state, players=players)
-    mask = alem_core.action_mask(state, PARAMS, SMALL)
-    assert bool(mask[0, alem_core.Action.REST])
+    mask = np.asarray(alem_core.action_mask(state, PARAMS, SMALL))
+    assert mask[:, alem_core.Action.REST].all()  # GAME.md §8.3: REST is always legal
+    rest = jnp.full(3, alem_core.Action.REST, jnp.int32)
+    after = start_sleep_and_rest(state, rest, SMALL)
+    np.testing.assert_array_equal(after.players.resting, [True, False, False])
