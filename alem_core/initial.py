@@ -25,6 +25,7 @@ from alem_core.state import (
     World,
     zeros_entities,
 )
+from alem_core.tables import STARTING
 
 
 def spawn_positions(static: StaticParams) -> jax.Array:
@@ -47,27 +48,28 @@ def god_inventory(player_count: int) -> jax.Array:
 def initial_players(params: Params, static: StaticParams) -> Players:
     """Players on their spawn cells facing north; needs scaled by the resource multiplier."""
     p = static.player_count
-    start = jnp.round(9 * jnp.asarray(params.starting_resource_multiplier)).astype(jnp.int32)
+    multiplier = jnp.asarray(params.starting_resource_multiplier)
+    start = jnp.round(STARTING.needs * multiplier).astype(jnp.int32)
     ints = lambda value: jnp.full((p,), value, jnp.int32)  # noqa: E731
     floats = lambda value: jnp.full((p,), value, jnp.float32)  # noqa: E731
     return Players(
         pos=spawn_positions(static),
-        facing=ints(3),
+        facing=ints(STARTING.facing),
         alive=jnp.ones((p,), bool),
-        health=floats(9.0),
+        health=floats(STARTING.health),
         food=jnp.broadcast_to(start, (p,)),
         drink=jnp.broadcast_to(start, (p,)),
         energy=jnp.broadcast_to(start, (p,)),
-        mana=ints(9),
+        mana=ints(STARTING.mana),
         hunger=floats(0.0),
         thirst=floats(0.0),
         fatigue=floats(0.0),
         recover=floats(0.0),
         mana_recover=floats(0.0),
         xp=ints(0),
-        dexterity=ints(1),
-        strength=ints(1),
-        intelligence=ints(1),
+        dexterity=ints(STARTING.attribute),
+        strength=ints(STARTING.attribute),
+        intelligence=ints(STARTING.attribute),
         sleeping=jnp.zeros((p,), bool),
         resting=jnp.zeros((p,), bool),
         inventory=jnp.where(params.god_mode, god_inventory(p), 0).astype(jnp.int32),

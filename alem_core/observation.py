@@ -28,15 +28,35 @@ from alem_core.observation_parts import (
     VIEW_ROWS,
     cell_channels,
     map_view,
+    named_slices,
     view_order,
 )
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import roles
 from alem_core.state import Players, State
+from alem_core.tables import MONSTERS_TO_CLEAR_FLOOR
 
 NUM_SECTORS = 8
-OWN_FEATURES = 49
-FLOOR_CLEARED_KILLS = 8
+
+OWN_ENTRIES: dict[str, tuple[str, ...]] = {
+    "inventory": (
+        "wood", "stone", "coal", "iron", "diamond", "sapphire", "ruby", "sapling", "torch",
+        "arrow", "book", "pickaxe", "sword", "sword_enchant", "bow_enchant", "bow",
+    ),
+    "potions": ("red", "green", "blue", "pink", "cyan", "yellow"),
+    "intrinsics": (
+        "food", "drink", "energy", "mana", "xp", "dexterity", "strength", "intelligence",
+    ),
+    "facing": ("west", "east", "north", "south"),
+    "armour": ("slot0", "slot1", "slot2", "slot3"),
+    "armour_enchant": ("slot0", "slot1", "slot2", "slot3"),
+    "flags": ("sleeping", "resting", "spell_learned"),
+    "floor_info": ("daylight", "depth", "cleared", "boss_vulnerable"),
+}  # fmt: skip
+"""The own-state block (GAME.md §8.1), block by block and entry by entry, in vector order."""
+OWN_FEATURES = sum(len(entries) for entries in OWN_ENTRIES.values())
+DASHBOARD_ENTRIES = (("health", 1), ("alive", 1), ("role", 3), ("request", NUM_REQUESTS))
+"""One dashboard row, before its ``nc`` message values."""
 
 ROLE_OBS_INDEX = np.zeros(len(Role), np.int32)
 ROLE_OBS_INDEX[[Role.FORAGER, Role.WARRIOR, Role.MINER]] = [0, 1, 2]
@@ -47,16 +67,41 @@ _COUNTED = list(range(Inv.WOOD, Inv.ARROW + 1))
 _POTIONS = list(range(Inv.POTION_RED, Inv.POTION_YELLOW + 1))
 
 
+def dashboard_layout(static: StaticParams) -> dict[str, slice]:
+    """The entries of one dashboard row: health, alive, role, request, message (nc)."""
+    return named_slices((*DASHBOARD_ENTRIES, ("message", static.num_comm_channels)))
+
+
 def dashboard_size(static: StaticParams) -> int:
     """Values per dashboard row: 1 + 1 + 3 + 9 + nc = 14 + nc."""
-    return 5 + NUM_REQUESTS + static.num_comm_channels
+    return dashboard_layout(static)["message"].stop
+
+
+def obs_layout(static: StaticParams) -> dict[str, slice]:
+    """Named slices of one agent's vector: "map", "dashboard", "directions", "own" and each
+    block of the own state ("inventory" ... "floor_info"): the one table every reader of the
+    observation uses (baselines, policies, bounds)."""
+    p = static.player_count
+    top = named_slices(
+        (
+            ("map", VIEW_ROWS * VIEW_COLS * cell_channels(p)),
+            ("dashboard", p * dashboard_size(static)),
+            ("directions", p * NUM_SECTORS),
+            ("own", OWN_FEATURES),
+        )
+    )
+    sizes = tuple((name, len(entries)) for name, entries in OWN_ENTRIES.items())
+    return top | named_slices(sizes, top["own"].start)
+
+
+def obs_index(static: StaticParams, block: str, entry: str) -> int:
+    """Index of one own-state entry, e.g. ``obs_index(static, "intrinsics", "food")``."""
+    return obs_layout(static)[block].start + OWN_ENTRIES[block].index(entry)
 
 
 def obs_size(static: StaticParams) -> int:
     """Length of one agent's observation: 99 * (P + 94) + P * (22 + nc) + 49."""
-    p = static.player_count
-    view = VIEW_ROWS * VIEW_COLS * cell_channels(p)
-    return view + p * (dashboard_size(static) + NUM_SECTORS) + OWN_FEATURES
+    return obs_layout(static)["own"].stop
 
 
 def dashboard_rows(players: Players, static: StaticParams) -> jax.Array:
@@ -114,7 +159,7 @@ def floor_info(state: State, static: StaticParams) -> jax.Array:
     """(4,) daylight, floor / (num_levels - 1) (0 with one floor), cleared, boss vulnerable."""
     world = state.world
     depth = world.floor / max(static.num_levels - 1, 1)
-    cleared = world.kills[world.floor] >= FLOOR_CLEARED_KILLS
+    cleared = world.kills[world.floor] >= MONSTERS_TO_CLEAR_FLOOR
     values = [world.daylight, depth, cleared, boss_vulnerable(state, static)]
     return jnp.stack([jnp.asarray(v, jnp.float32) for v in values])
 

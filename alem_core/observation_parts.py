@@ -49,9 +49,37 @@ _MOB_FIELDS = _CLASS_FIELDS[: MobClass.RANGED + 1]
 """Classes whose slots carry elite/large status (projectile slots never do)."""
 
 
+def named_slices(sizes: tuple[tuple[str, int], ...], start: int = 0) -> dict[str, slice]:
+    """Consecutive named blocks of the given sizes, as slices from ``start``."""
+    slices = {}
+    for name, size in sizes:
+        slices[name] = slice(start, start + size)
+        start += size
+    return slices
+
+
+def cell_layout(player_count: int) -> dict[str, slice]:
+    """The channels of one view cell (module docstring), by name: the table every reader of
+    the map view uses. "teammates" is self, the others in index order, then "a player is here"."""
+    return named_slices(
+        (
+            ("block", NUM_BLOCKS),
+            ("item", NUM_ITEMS),
+            ("mobs", NUM_MOB_CHANNELS),
+            ("teammates", player_count + 1),
+            ("coord", 1),
+            ("soft", 1),
+            ("elite", 1),
+            ("hard_elite", 1),
+            ("handover_timer", 1),
+            ("light", 1),
+        )
+    )
+
+
 def cell_channels(player_count: int) -> int:
     """Channels per view cell: 42 + 5 + 40 + (P + 1) + 1 + 1 + 2 + 1 + 1 = P + 94."""
-    return NUM_BLOCKS + NUM_ITEMS + NUM_MOB_CHANNELS + player_count + 1 + 6
+    return cell_layout(player_count)["light"].stop
 
 
 def _sparse_layout(player_count: int) -> tuple[int, int, int, int]:

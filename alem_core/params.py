@@ -15,6 +15,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from alem_core.constants import action_count
+
 
 @dataclass(frozen=True)
 class StaticParams:
@@ -75,7 +77,7 @@ class StaticParams:
     @property
     def num_actions(self) -> int:
         """Per-agent action count: 55 + max(0, P - 2) + num_comm_channels."""
-        return 55 + max(0, self.player_count - 2) + self.num_comm_channels
+        return action_count(self.player_count, self.num_comm_channels)
 
 
 @jax.tree_util.register_dataclass

@@ -336,38 +336,7 @@ COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
 ``diamond_items``, which count structures, mobs and items."""
 
 
-@jax.tree_util.register_dataclass
-@dataclass(frozen=True)
-class CoordinationStats(_Replace):
-    """Team coordination counters for metrics (``COORDINATION_COUNTERS``); never read by rules."""
-
-    sync_attempts: jax.Array
-    sync_successes: jax.Array
-    sync_soft_successes: jax.Array
-    sync_hard_successes: jax.Array
-    sync_2_agents: jax.Array
-    sync_3plus_agents: jax.Array
-    soft_sync_events: jax.Array
-    soft_bonus_events: jax.Array
-    solo_soft_attempts: jax.Array
-    solo_soft_successes: jax.Array
-    handover_setups: jax.Array
-    handover_successes: jax.Array
-    handover_expiries: jax.Array
-    build_sync_attempts: jax.Array
-    build_sync_successes: jax.Array
-    build_unfunded: jax.Array
-    build_handover_setups: jax.Array
-    build_handover_successes: jax.Array
-    build_handover_expiries: jax.Array
-    builds: jax.Array
-    elite_attempts: jax.Array
-    elite_successes: jax.Array
-    elite_kills: jax.Array
-    craft_attempts: jax.Array
-    craft_successes: jax.Array
-    diamond_items: jax.Array
-
+class _CoordinationMethods(_Replace):
     @classmethod
     def zeros(cls) -> CoordinationStats:
         """Every counter at 0."""
@@ -378,6 +347,19 @@ class CoordinationStats(_Replace):
         return self.replace(
             **{n: getattr(self, n) + jnp.asarray(v).astype(jnp.int32) for n, v in events.items()}
         )
+
+
+CoordinationStats = jax.tree_util.register_dataclass(
+    dataclasses.make_dataclass(
+        "CoordinationStats",
+        [(name, jax.Array) for name in COORDINATION_COUNTERS],
+        bases=(_CoordinationMethods,),
+        frozen=True,
+    )
+)
+CoordinationStats.__module__ = __name__
+CoordinationStats.__doc__ = """Team coordination counters for metrics, one int32 field per
+entry of ``COORDINATION_COUNTERS`` (generated from that table); never read by rules."""
 
 
 @jax.tree_util.register_dataclass

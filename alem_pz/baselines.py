@@ -37,13 +37,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alem_core.constants import GIVE_BASE, NUM_BLOCKS, NUM_ITEMS, Action, Block, Item, Request
-from alem_core.observation_parts import VIEW_CENTRE, VIEW_COLS, VIEW_ROWS
+from alem_core.constants import GIVE_BASE, Action, Block, Item, Request
+from alem_core.observation import OWN_ENTRIES, dashboard_layout, obs_layout
+from alem_core.observation_parts import VIEW_CENTRE, VIEW_COLS, VIEW_ROWS, cell_layout
+from alem_core.params import StaticParams
 from alem_core.tables import MINE_ITEM, MINE_TIER, WALKABLE
 
 MOVES = {Action.LEFT: (0, -1), Action.RIGHT: (0, 1), Action.UP: (-1, 0), Action.DOWN: (1, 0)}
-_MOB_BASE = NUM_BLOCKS + NUM_ITEMS
-_TEAM_BASE = _MOB_BASE + 40
 _COW = 0  # passive type 0 on the overworld
 
 
@@ -94,40 +94,40 @@ class View:
 
 def decode(obs: np.ndarray, players: int, comm_channels: int = 0) -> View:
     """Decode agent observation ``obs`` (D,) for a team of ``players``."""
-    c = players + 94
-    view = obs[: VIEW_ROWS * VIEW_COLS * c].reshape(VIEW_ROWS, VIEW_COLS, c)
-    lit = view[..., -1] > 0
-    block = np.where(lit, view[..., :NUM_BLOCKS].argmax(-1), -1)
-    item = view[..., NUM_BLOCKS:_MOB_BASE].argmax(-1)
-    mobs = view[..., _MOB_BASE:_TEAM_BASE].reshape(VIEW_ROWS, VIEW_COLS, 5, 8) > 0
-    teammate = view[..., _TEAM_BASE + 1 : _TEAM_BASE + players].any(-1)
-    fallen = teammate & (view[..., _TEAM_BASE + players] == 0)
-    row = 14 + comm_channels
-    dash = obs[VIEW_ROWS * VIEW_COLS * c :][: players * row].reshape(players, row)
-    own = obs[-49:]
-    inv = np.rint((own[:10] * 10.0) ** 2).astype(int)
+    static = StaticParams(player_count=players, num_comm_channels=comm_channels)
+    layout, cell, row = obs_layout(static), cell_layout(players), dashboard_layout(static)
+    view = obs[layout["map"]].reshape(VIEW_ROWS, VIEW_COLS, -1)
+    lit = view[..., cell["light"]][..., 0] > 0
+    block = np.where(lit, view[..., cell["block"]].argmax(-1), -1)
+    team = view[..., cell["teammates"]]
+    mobs = view[..., cell["mobs"]].reshape(VIEW_ROWS, VIEW_COLS, 5, 8) > 0
+    teammate = team[..., 1:players].any(-1)
+    dash = obs[layout["dashboard"]].reshape(players, -1)
+    own = {name: obs[layout[name]] for name in OWN_ENTRIES}
+    intrinsics = dict(zip(OWN_ENTRIES["intrinsics"], own["intrinsics"], strict=True))
+    inventory = dict(zip(OWN_ENTRIES["inventory"], own["inventory"], strict=True))
     occupied = mobs[..., :3].any((-1, -2)) | teammate
     return View(
         block=block,
-        item=item,
+        item=view[..., cell["item"]].argmax(-1),
         mobs=mobs,
         teammate=teammate,
-        fallen=fallen,
-        coord=view[..., _TEAM_BASE + players + 1],
-        soft=view[..., _TEAM_BASE + players + 2] > 0,
-        elite=view[..., _TEAM_BASE + players + 3] > 0,
-        handover_open=view[..., _TEAM_BASE + players + 5] > 0,
-        inv=inv,
-        pickaxe=round(own[11] * 4),
-        sword=round(own[12] * 4),
-        armour=np.rint(own[34:38] * 2).astype(int),
-        food=round(own[22] * 10),
-        drink=round(own[23] * 10),
-        energy=round(own[24] * 10),
-        health=float(dash[0, 0] * 10),
-        facing=int(own[30:34].argmax()) + 1,
-        requests=dash[:, 5:14],
-        cleared=bool(own[47] > 0),
+        fallen=teammate & (team[..., players] == 0),
+        coord=view[..., cell["coord"]][..., 0],
+        soft=view[..., cell["soft"]][..., 0] > 0,
+        elite=view[..., cell["elite"]][..., 0] > 0,
+        handover_open=view[..., cell["handover_timer"]][..., 0] > 0,
+        inv=np.rint((own["inventory"][:10] * 10.0) ** 2).astype(int),
+        pickaxe=round(inventory["pickaxe"] * 4),
+        sword=round(inventory["sword"] * 4),
+        armour=np.rint(own["armour"] * 2).astype(int),
+        food=round(intrinsics["food"] * 10),
+        drink=round(intrinsics["drink"] * 10),
+        energy=round(intrinsics["energy"] * 10),
+        health=float(dash[0, row["health"]][0] * 10),
+        facing=int(own["facing"].argmax()) + 1,
+        requests=dash[:, row["request"]],
+        cleared=bool(own["floor_info"][OWN_ENTRIES["floor_info"].index("cleared")] > 0),
         walkable=(block >= 0) & WALKABLE[np.maximum(block, 0)] & ~occupied,
     )
 

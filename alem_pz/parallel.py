@@ -62,6 +62,7 @@ from pettingzoo import ParallelEnv
 
 import alem_core
 from alem_core.metrics import COOPERATION_METRICS
+from alem_core.observation_parts import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
 from alem_pz import rendering, scoring
 from alem_pz.compiled import compiled_core, key_from_seed
@@ -74,14 +75,10 @@ OBS_TYPES = ("symbolic", "pixels")
 DEFAULT_MAX_STEPS = 10000
 
 
-HANDOVER_SCALE = 20.0
-"""The handover channel shows -W / 20 for a handover window of W steps (GAME.md §8.1)."""
-
-
 def obs_low(params: alem_core.Params) -> float:
     """Lower bound of every observation entry: the handover channel, -W / 20 at the longest W."""
     longest = max(float(params.handover_window_min), float(params.handover_window_max))
-    return -max(1.0, longest / HANDOVER_SCALE)
+    return -max(1.0, longest / HANDOVER_WINDOW_SCALE)
 
 
 def _plain_metrics(row: np.ndarray) -> dict[str, float | int]:

@@ -14,8 +14,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from alem_core.constants import NUM_BLOCKS, NUM_ITEMS, Action, Block
-from alem_core.observation_parts import NUM_MOB_CHANNELS, VIEW_CENTRE, VIEW_COLS, VIEW_ROWS
+from alem_core.constants import NUM_BLOCKS, Action, Block
+from alem_core.observation import obs_layout, obs_size
+from alem_core.observation_parts import VIEW_CENTRE, VIEW_COLS, VIEW_ROWS, cell_layout
+from alem_core.params import StaticParams
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
 CRAFT_FIRST = (
@@ -53,12 +55,12 @@ def scripted_policy(seed: int = 0) -> Policy:
         for action in CRAFT_FIRST:
             if legal[action]:
                 return int(action)
-        channels = (observation.size - 49 - _tail(observation)) // (VIEW_ROWS * VIEW_COLS)
-        cells = observation[: VIEW_ROWS * VIEW_COLS * channels].reshape(VIEW_ROWS, VIEW_COLS, -1)
-        wanted = TARGETS[cells[..., :NUM_BLOCKS].argmax(-1)]
-        mob_start = NUM_BLOCKS + NUM_ITEMS
-        wanted |= cells[..., mob_start : mob_start + NUM_MOB_CHANNELS].max(-1) > 0
-        facing = int(observation[-49 + 30 : -49 + 34].argmax())
+        static = _static_of(observation)
+        layout, cell = obs_layout(static), cell_layout(static.player_count)
+        cells = observation[layout["map"]].reshape(VIEW_ROWS, VIEW_COLS, -1)
+        wanted = TARGETS[cells[..., cell["block"]].argmax(-1)]
+        wanted |= cells[..., cell["mobs"]].max(-1) > 0
+        facing = int(observation[layout["facing"]].argmax())
         fr, fc = np.add(VIEW_CENTRE, FACING_OFFSETS[facing])
         if wanted[fr, fc] and rng.random() < 0.9:
             return int(Action.DO)
@@ -69,13 +71,15 @@ def scripted_policy(seed: int = 0) -> Policy:
     return act
 
 
-def _tail(observation: np.ndarray) -> int:
-    """Length of the dashboard + sectors block, solved from the vector size (P unknown here)."""
+def _static_of(observation: np.ndarray) -> StaticParams:
+    """The team size and comm channels of a symbolic observation, solved from its length (the
+    policy is not told them); only the observation layout of the result is used."""
     size = observation.size
     for p in range(1, 17):
         for nc in range(0, 33):
-            if 99 * (p + 94) + p * (22 + nc) + 49 == size:
-                return p * (22 + nc)
+            static = StaticParams(player_count=p, num_comm_channels=nc)
+            if obs_size(static) == size:
+                return static
     raise ValueError(f"not a symbolic alem observation of length {size}")
 
 

@@ -22,8 +22,7 @@ from alem_core.grid import claim_free_slots, write_cells
 from alem_core.state import Handovers, State
 
 MINING = 0
-BUILD_KINDS = (1, 2, 3)
-"""Entry kinds: 0 mining, then shelter, forge, beacon."""
+"""Entry kinds: 0 mining, then 1 shelter, 2 forge, 3 beacon (structure index + 1)."""
 
 STRUCTURE_COST = np.zeros((3, len(Inv)), np.int32)
 STRUCTURE_COST[0, [Inv.WOOD, Inv.STONE]] = [10, 5]  # shelter

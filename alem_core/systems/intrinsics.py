@@ -12,24 +12,26 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Achievement, Action, Block
+from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
 from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
 from alem_core.state import Players, State
+from alem_core.tables import GOD_MODE_MIN_HEALTH, INTRINSICS
 
 BOSS_FLOOR = 8
+R = INTRINSICS
 
 
 def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
     """Per-player maxima (P,) recomputed from attributes every step (GAME.md §3.1)."""
-    needs = (7 + 2 * players.dexterity) * role_perk(CAPACITY_MULTIPLIER, static)
+    energy = R.base_needs + R.needs_per_dexterity * players.dexterity
     return {
-        "health": (8 + players.strength).astype(jnp.float32),
-        "food": needs,
-        "drink": needs,
-        "energy": 7 + 2 * players.dexterity,
-        "mana": 6 + 3 * players.intelligence,
+        "health": (R.base_health + players.strength).astype(jnp.float32),
+        "food": energy * role_perk(CAPACITY_MULTIPLIER, static),
+        "drink": energy * role_perk(CAPACITY_MULTIPLIER, static),
+        "energy": energy,
+        "mana": R.base_mana + R.mana_per_intelligence * players.intelligence,
     }
 
 
@@ -55,10 +57,10 @@ def _tick(counter: jax.Array, rate: jax.Array, threshold: float) -> tuple[jax.Ar
 def _needs(players: Players, awake_rate: jax.Array, on_boss: jax.Array) -> dict[str, jax.Array]:
     """Hunger, thirst and fatigue: food, drink and energy decay (suppressed on the boss floor)."""
     asleep = players.sleeping
-    rate = jnp.where(asleep, 0.5, 1.0) * awake_rate
-    hunger, hungry = _tick(players.hunger, rate, 25.0)
-    thirst, thirsty = _tick(players.thirst, rate, 20.0)
-    fatigue_awake, tired = _tick(players.fatigue, awake_rate, 30.0)
+    rate = jnp.where(asleep, R.asleep_need_rate, 1.0) * awake_rate
+    hunger, hungry = _tick(players.hunger, rate, R.hunger_threshold)
+    thirst, thirsty = _tick(players.thirst, rate, R.thirst_threshold)
+    fatigue_awake, tired = _tick(players.fatigue, awake_rate, R.fatigue_threshold)
     live = ~on_boss
     return {
         "hunger": hunger,
@@ -72,8 +74,8 @@ def _needs(players: Players, awake_rate: jax.Array, on_boss: jax.Array) -> dict[
 
 def _sleep_fatigue(players: Players, near_shelter: jax.Array) -> tuple[jax.Array, jax.Array]:
     """Asleep: fatigue falls (faster beside a shelter); below -10 it restores one energy."""
-    fatigue = jnp.minimum(players.fatigue - jnp.where(near_shelter, 1.5, 1.0), 0.0)
-    rested = fatigue < -10.0
+    fatigue = jnp.minimum(players.fatigue - jnp.where(near_shelter, R.shelter_factor, 1.0), 0.0)
+    rested = fatigue < R.sleep_restore_threshold
     return jnp.where(rested, 0.0, fatigue), players.energy + rested
 
 
@@ -82,12 +84,13 @@ def _regeneration(
 ) -> tuple[jax.Array, jax.Array]:
     """Health: +2 after the recover counter passes 25 (needs met), -1 below -15 (unmet)."""
     asleep = players.sleeping
-    gain = jnp.where(asleep, 2.0, 1.0) * jnp.where(near_shelter, 1.5, 1.0)
-    loss = jnp.where(on_boss, 0.0, jnp.where(asleep, 0.5, 1.0))
+    gain = jnp.where(asleep, R.asleep_recover_gain, 1.0)
+    gain = gain * jnp.where(near_shelter, R.shelter_factor, 1.0)
+    loss = jnp.where(on_boss, 0.0, jnp.where(asleep, R.asleep_recover_loss, 1.0))
     recover = players.recover + jnp.where(needs_met, gain, -loss)
-    healed = recover > 25.0
-    hurt = recover < -15.0
-    health = players.health + 2.0 * healed - 1.0 * hurt
+    healed = recover > R.recover_heal_threshold
+    hurt = recover < R.recover_hurt_threshold
+    health = players.health + R.heal_amount * healed - 1.0 * hurt
     return jnp.where(healed | hurt, 0.0, recover), health
 
 
@@ -95,7 +98,7 @@ def update_intrinsics(state: State, params: Params, static: StaticParams) -> Sta
     """One step of needs, regeneration, mana and waking, for alive players (GAME.md §3.2)."""
     players = state.players
     on_boss = state.world.floor == BOSS_FLOOR
-    awake_rate = 1.0 - 0.125 * (players.dexterity - 1)
+    awake_rate = 1.0 - R.dexterity_decay_step * (players.dexterity - 1)
     near_shelter = adjacent_block(state.world.block, players.pos, Block.EPIC_SHELTER, static)
     needs = _needs(players, awake_rate, on_boss)
     sleep_fatigue, sleep_energy = _sleep_fatigue(players, near_shelter)
@@ -108,8 +111,9 @@ def update_intrinsics(state: State, params: Params, static: StaticParams) -> Sta
     still_up = players.health > 0
     recover = jnp.where(still_up, recover, players.recover)
     health = jnp.where(still_up, health, players.health)
-    mana_rate = jnp.where(asleep, 2.0, 1.0) * (1.0 + 0.25 * (players.intelligence - 1))
-    mana_recover, mana_up = _tick(players.mana_recover, mana_rate, 30.0)
+    mana_rate = jnp.where(asleep, R.asleep_mana_rate, 1.0)
+    mana_rate = mana_rate * (1.0 + R.intelligence_mana_step * (players.intelligence - 1))
+    mana_recover, mana_up = _tick(players.mana_recover, mana_rate, R.mana_threshold)
     updated = dataclasses.replace(
         players,
         hunger=needs["hunger"],
@@ -148,11 +152,12 @@ def _wake_and_stop_resting(players: Players, static: StaticParams) -> Players:
 
 
 def clamp_intrinsics(state: State, params: Params, static: StaticParams) -> State:
-    """Clamp inventory to 99 and intrinsics to [0, max]; god mode keeps health >= 9."""
+    """Clamp inventory to ``MAX_INVENTORY`` and intrinsics to [0, max]; god mode keeps health
+    at ``GOD_MODE_MIN_HEALTH`` or more."""
     players = state.players
     caps = capacities(players, static)
     health = jnp.clip(players.health, 0.0, caps["health"])
-    health = jnp.where(params.god_mode, jnp.maximum(health, 9.0), health)
+    health = jnp.where(params.god_mode, jnp.maximum(health, GOD_MODE_MIN_HEALTH), health)
     players = dataclasses.replace(
         players,
         health=health,
@@ -160,6 +165,6 @@ def clamp_intrinsics(state: State, params: Params, static: StaticParams) -> Stat
         drink=jnp.clip(players.drink, 0, caps["drink"]),
         energy=jnp.clip(players.energy, 0, caps["energy"]),
         mana=jnp.clip(players.mana, 0, caps["mana"]),
-        inventory=jnp.clip(players.inventory, 0, 99),
+        inventory=jnp.clip(players.inventory, 0, MAX_INVENTORY),
     )
     return dataclasses.replace(state, players=players)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Block, Facing, Item, MobClass
-from alem_core.observation import direction_sectors, obs_size, observe
-from alem_core.observation_parts import map_view
+from alem_core.observation import direction_sectors, obs_layout, obs_size, observe
+from alem_core.observation_parts import cell_layout, map_view
 from alem_core.params import Params, StaticParams
 from alem_core.state import to_light
 from alem_core.testing import hand_built_state, with_inventory
@@ -244,3 +244,18 @@ def test_vmap_over_a_batch_of_worlds():
     assert batched.shape == (2, P, obs_size(STATIC))
     np.testing.assert_allclose(batched[0], _obs(one))
     np.testing.assert_allclose(batched[1], _obs(two))
+
+
+def test_layout_table_matches_the_spec():
+    """GAME.md §8.1 offsets, P = 3, nc = 0: readers use ``obs_layout``, so it must be right."""
+    layout = obs_layout(StaticParams())
+    assert layout["map"] == slice(0, 9603)
+    assert layout["dashboard"] == slice(9603, 9603 + 3 * 14)
+    assert layout["directions"] == slice(9645, 9645 + 24)
+    own = layout["own"].start
+    assert (own, layout["own"].stop) == (9669, 9718)
+    expected = {"inventory": 0, "potions": 16, "intrinsics": 22, "facing": 30, "armour": 34}
+    expected |= {"armour_enchant": 38, "flags": 42, "floor_info": 45}
+    assert {name: layout[name].start - own for name in expected} == expected
+    cell = cell_layout(3)
+    assert (cell["teammates"], cell["coord"].start, cell["light"].start) == (slice(87, 91), 91, 96)
