@@ -42,7 +42,9 @@ def stocked(potions=1, books=0):
     state = hand_built_state(["."], SMALL, Params(shared_reward=False))
     world = state.world.replace(potion_effect=jnp.array(PERMUTATION, jnp.int32))
     players = state.players.replace(
-        health=jnp.full(3, 5.0), mana=jnp.full(3, 5), energy=jnp.full(3, 5)
+        health=jnp.full(3, 5.0, jnp.float32),
+        mana=jnp.full(3, 5, jnp.int32),
+        energy=jnp.full(3, 5, jnp.int32),
     )
     state = state.replace(world=world, players=players)
     for agent in range(3):
@@ -125,7 +127,7 @@ def test_without_a_book_reading_does_nothing_and_the_mask_forbids_it():
 
 def test_a_harmful_potion_can_kill_through_the_step():
     state = stocked()
-    players = state.players.replace(health=jnp.array([2.0, 9.0, 9.0]))
+    players = state.players.replace(health=jnp.array([2.0, 9.0, 9.0], jnp.float32))
     state = state.replace(players=players)
     # red -> effect 3 (-3 mana); blue -> effect 0; the -3 health potion is effect 1: yellow
     step = compiled(SMALL)[1]
