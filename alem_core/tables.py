@@ -384,7 +384,7 @@ MOB_MOVES_ON[2, 6] = MOB_MOVES_ON[2, 7] = True  # fire and ice elementals fly
 MOB_MOVES_ON[0, 3, 1] = True  # lizards swim
 MOB_MOVES_ON[2, 5] = (False, True, False)  # deep things live in water only
 
-# --- Consumables and chest loot (GAME.md §4.4-§4.5) ----------------------------------------------
+# --- Consumables and enchanting (GAME.md §4.4; chest loot's table is in systems/chests.py) -------
 
 POTION_STAT = ("health", "health", "mana", "mana", "energy", "energy")
 """Player field each potion effect 0-5 changes; a colour's effect is ``World.potion_effect``."""
@@ -398,76 +398,3 @@ ENCHANT_TABLES = (
     (Block.ENCHANTMENT_TABLE_FIRE, 1, Inv.RUBY),
     (Block.ENCHANTMENT_TABLE_ICE, 2, Inv.SAPPHIRE),
 )
-
-NUM_FLOORS = 9
-_ALL_FLOORS = tuple(range(NUM_FLOORS))
-_POTIONS = tuple(range(Inv.POTION_RED, Inv.POTION_YELLOW + 1))
-CHEST_LOOT = (
-    # name, chance, options (column, weight, low, high), gate job ("" ungated),
-    # keeps the better level instead of adding, floors, first chest per (floor, player) only.
-    # Every row draws three shared scalars per step: hit, option, amount (uniform low..high).
-    ("wood", 0.6, ((Inv.WOOD, 1.0, 1, 5),), "chest_tools", False, _ALL_FLOORS, False),
-    ("torches", 0.6, ((Inv.TORCH, 1.0, 4, 7),), "chest_tools", False, _ALL_FLOORS, False),
-    (
-        "ore",
-        0.6,
-        (
-            (Inv.COAL, 0.3, 1, 3),
-            (Inv.IRON, 0.3, 1, 2),
-            (Inv.DIAMOND, 0.15, 1, 1),
-            (Inv.SAPPHIRE, 0.125, 1, 1),
-            (Inv.RUBY, 0.125, 1, 1),
-        ),
-        "chest_tools",
-        False,
-        _ALL_FLOORS,
-        False,
-    ),
-    ("potion", 0.5, tuple((c, 1.0, 1, 2) for c in _POTIONS), "", False, _ALL_FLOORS, False),
-    ("arrows", 0.5, ((Inv.ARROW, 1.0, 4, 8),), "chest_weapons", False, _ALL_FLOORS, False),
-    (
-        "pickaxe",
-        0.2 * 0.5,  # GAME.md's two independent chances, one draw
-        tuple((Inv.PICKAXE, w, tier, tier) for tier, w in ((1, 0.4), (2, 0.3), (3, 0.2), (4, 0.1))),
-        "chest_tools",
-        True,
-        _ALL_FLOORS,
-        False,
-    ),
-    ("bow", 1.0, ((Inv.BOW, 1.0, 1, 1),), "chest_weapons", True, (1,), True),
-    ("book", 1.0, ((Inv.BOOK, 1.0, 1, 1),), "", False, (3, 4), True),
-)
-"""The loot rows of GAME.md §4.5; ``chests.py`` reads them as the arrays below."""
-
-
-def _loot_arrays() -> dict[str, np.ndarray]:
-    rows, width = len(CHEST_LOOT), max(len(r[2]) for r in CHEST_LOOT)
-    column = np.zeros((rows, width), np.int32)
-    cdf = np.ones((rows, width), np.float32)  # padded options are never reached
-    low = np.zeros((rows, width), np.int32)
-    high = np.zeros((rows, width), np.int32)
-    floors = np.zeros((rows, NUM_FLOORS), bool)
-    for r, (_, _, options, _, _, on_floors, _) in enumerate(CHEST_LOOT):
-        weights = np.array([o[1] for o in options], np.float64)
-        cdf[r, : len(options)] = np.cumsum(weights) / weights.sum()
-        cdf[r, len(options) - 1 :] = 1.0
-        for k, (col, _, lo, hi) in enumerate(options):
-            column[r, k], low[r, k], high[r, k] = col, lo, hi
-        floors[r, list(on_floors)] = True
-    return {
-        "chance": np.array([r[1] for r in CHEST_LOOT], np.float32),
-        "column": column,
-        "cdf": cdf,
-        "low": low,
-        "high": high,
-        "keeps_best": np.array([r[4] for r in CHEST_LOOT], bool),
-        "floors": floors,
-        "first_only": np.array([r[6] for r in CHEST_LOOT], bool),
-    }
-
-
-LOOT = _loot_arrays()
-"""Chest loot rows as arrays: chance (R,), option column / cdf / low / high (R, K),
-keeps_best (R,), floors (R, 9) and first_only (R,)."""
-LOOT_JOB = tuple(row[3] for row in CHEST_LOOT)
-"""(R,) gate job of each loot row (``specialisation.JOB_ROLE``), "" when anyone may receive it."""

@@ -4,7 +4,7 @@ Reads: actions, players (pos, facing, alive, inventory, chest_opened), world.blo
 world.floor, mobs and players on the faced cell (a Do on them is not a Do on the chest).
 Writes: world.block (CHEST -> PATH), players (inventory, chest_opened), achievement OPEN_CHEST.
 
-The loot rows are the rule table ``tables.CHEST_LOOT``. Every row draws three **shared**
+The loot rows are the rule table ``CHEST_LOOT`` below. Every row draws three **shared**
 uniforms per step (hit, option, amount), the same for every player, so two players opening
 chests in one step get correlated loot (GAME.md §10.1). Each row's receiver gate (miner for wood,
 torches, ores and pickaxes; warrior for arrows and the bow; potions and books ungated) uses one
@@ -25,15 +25,85 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.constants import NUM_INV, Achievement, Block
+from alem_core.constants import NUM_INV, Achievement, Block, Inv
 from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import JOB_ROLE, NO_ROLE, gate_draws, passes_gate_with
 from alem_core.state import State
 from alem_core.systems.interaction import do_targets
-from alem_core.tables import LOOT, LOOT_JOB
+from alem_core.tables import FLOOR_ENTER_ACHIEVEMENT
 
-LOOT_ROLE = np.array([JOB_ROLE[job] if job else NO_ROLE for job in LOOT_JOB], np.int32)
+NUM_FLOORS = len(FLOOR_ENTER_ACHIEVEMENT)
+_ALL_FLOORS = tuple(range(NUM_FLOORS))
+_POTIONS = tuple(range(Inv.POTION_RED, Inv.POTION_YELLOW + 1))
+CHEST_LOOT = (
+    # name, chance, options (column, weight, low, high), gate job ("" ungated),
+    # keeps the better level instead of adding, floors, first chest per (floor, player) only.
+    # Every row draws three shared scalars per step: hit, option, amount (uniform low..high).
+    ("wood", 0.6, ((Inv.WOOD, 1.0, 1, 5),), "chest_tools", False, _ALL_FLOORS, False),
+    ("torches", 0.6, ((Inv.TORCH, 1.0, 4, 7),), "chest_tools", False, _ALL_FLOORS, False),
+    (
+        "ore",
+        0.6,
+        (
+            (Inv.COAL, 0.3, 1, 3),
+            (Inv.IRON, 0.3, 1, 2),
+            (Inv.DIAMOND, 0.15, 1, 1),
+            (Inv.SAPPHIRE, 0.125, 1, 1),
+            (Inv.RUBY, 0.125, 1, 1),
+        ),
+        "chest_tools",
+        False,
+        _ALL_FLOORS,
+        False,
+    ),
+    ("potion", 0.5, tuple((c, 1.0, 1, 2) for c in _POTIONS), "", False, _ALL_FLOORS, False),
+    ("arrows", 0.5, ((Inv.ARROW, 1.0, 4, 8),), "chest_weapons", False, _ALL_FLOORS, False),
+    (
+        "pickaxe",
+        0.2 * 0.5,  # GAME.md's two independent chances, one draw
+        tuple((Inv.PICKAXE, w, tier, tier) for tier, w in ((1, 0.4), (2, 0.3), (3, 0.2), (4, 0.1))),
+        "chest_tools",
+        True,
+        _ALL_FLOORS,
+        False,
+    ),
+    ("bow", 1.0, ((Inv.BOW, 1.0, 1, 1),), "chest_weapons", True, (1,), True),
+    ("book", 1.0, ((Inv.BOOK, 1.0, 1, 1),), "", False, (3, 4), True),
+)
+"""The loot rows of GAME.md §4.5, read as the arrays ``LOOT`` and ``LOOT_ROLE``."""
+
+
+def _loot_arrays() -> dict[str, np.ndarray]:
+    rows, width = len(CHEST_LOOT), max(len(r[2]) for r in CHEST_LOOT)
+    column = np.zeros((rows, width), np.int32)
+    cdf = np.ones((rows, width), np.float32)  # padded options are never reached
+    low = np.zeros((rows, width), np.int32)
+    high = np.zeros((rows, width), np.int32)
+    floors = np.zeros((rows, NUM_FLOORS), bool)
+    for r, (_, _, options, _, _, on_floors, _) in enumerate(CHEST_LOOT):
+        weights = np.array([o[1] for o in options], np.float64)
+        cdf[r, : len(options)] = np.cumsum(weights) / weights.sum()
+        cdf[r, len(options) - 1 :] = 1.0
+        for k, (col, _, lo, hi) in enumerate(options):
+            column[r, k], low[r, k], high[r, k] = col, lo, hi
+        floors[r, list(on_floors)] = True
+    return {
+        "chance": np.array([r[1] for r in CHEST_LOOT], np.float32),
+        "column": column,
+        "cdf": cdf,
+        "low": low,
+        "high": high,
+        "keeps_best": np.array([r[4] for r in CHEST_LOOT], bool),
+        "floors": floors,
+        "first_only": np.array([r[6] for r in CHEST_LOOT], bool),
+    }
+
+
+LOOT = _loot_arrays()
+"""Chest loot rows as arrays: chance (R,), option column / cdf / low / high (R, K),
+keeps_best (R,), floors (R, 9) and first_only (R,)."""
+LOOT_ROLE = np.array([JOB_ROLE[row[3]] if row[3] else NO_ROLE for row in CHEST_LOOT], np.int32)
 """(R,) role gate of each loot row, from the one gate table (-1: anyone)."""
 DRAWS_PER_ROW = 3
 

@@ -15,8 +15,7 @@ import pytest
 from alem_core.constants import NUM_INV, Achievement, Action, Block, Facing, Inv
 from alem_core.params import Params, StaticParams
 from alem_core.rollout import compiled
-from alem_core.systems.chests import chest_loot, open_chests
-from alem_core.tables import CHEST_LOOT
+from alem_core.systems.chests import CHEST_LOOT, chest_loot, open_chests
 from alem_core.testing import hand_built_state, with_inventory
 
 from ..conftest import SMALL
