@@ -6,6 +6,8 @@ drawn in column 3 / 7 of their rows.
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 from alem_core.constants import Achievement, Action, Facing, Inv
 from alem_core.masking import action_mask
 from alem_core.params import Params
-from alem_core.systems.enchanting import armour_slot, enchant
+from alem_core.systems.enchanting import ENCHANT_ACTIONS, armour_slot, enchant
 from alem_core.testing import hand_built_state, with_inventory
 
 from ..conftest import SMALL
@@ -167,3 +169,36 @@ def test_mask_asks_for_an_adjacent_table_not_a_faced_one():
     assert not np.asarray(mask_of(no_mana, HARD))[:, [SWORD, BOW, ARMOUR]].any()
     no_gem = enchanters(gems=0)
     assert not np.asarray(mask_of(no_gem, HARD))[:, [SWORD, BOW, ARMOUR]].any()
+
+
+@pytest.mark.parametrize("soft", [False, True])
+def test_mask_covers_every_enchantment_that_happens(soft):
+    """Random gear, mana, facing and enchant actions beside both tables: whenever an enchantment
+    happens (mana is spent), the mask offered that action."""
+    params = Params(shared_reward=False, soft_specialization=soft, non_specialist_efficiency=0.5)
+    happened, offered = _enchant_trials(jax.random.split(jax.random.key(3), 256), params)
+    happened, offered = np.asarray(happened), np.asarray(offered)
+    assert happened.sum() > 10
+    assert not (happened & ~offered).any()
+
+
+@jax.jit
+@partial(jax.vmap, in_axes=(0, None))
+def _enchant_trials(key, params):
+    """(P,) an enchantment happened, (P,) the mask offered it, for one random set-up."""
+    base = enchanters("EII")
+    k = jax.random.split(key, 7)
+    gear = jax.random.bernoulli(k[0], 0.6, (3, 4)).astype(jnp.int32)
+    inventory = base.players.inventory.at[:, [Inv.SWORD, Inv.BOW, Inv.RUBY, Inv.SAPPHIRE]].set(gear)
+    players = base.players.replace(
+        inventory=inventory,
+        mana=jax.random.choice(k[1], jnp.array([8, 9], jnp.int32), (3,)),
+        armour=jax.random.bernoulli(k[2], 0.3, (3, 4)).astype(jnp.int32),
+        armour_enchant=jax.random.randint(k[3], (3, 4), 0, 3, jnp.int32),
+        facing=jax.random.randint(k[4], (3,), 1, 5, jnp.int32),
+    )
+    state = base.replace(players=players)
+    actions = jax.random.choice(k[5], jnp.array(ENCHANT_ACTIONS, jnp.int32), (3,))
+    after = enchant(state, actions, k[6], params, SMALL)
+    offered = action_mask(state, params, SMALL)[jnp.arange(3), actions]
+    return after.players.mana != state.players.mana, offered
