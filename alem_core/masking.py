@@ -15,7 +15,9 @@ from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.attributes import LEVEL_UPS, can_level_up
 from alem_core.systems.construction import build_mask
+from alem_core.systems.consumables import DRINK_ACTIONS, can_drink_potion, can_read_book
 from alem_core.systems.crafting import craft_mask
+from alem_core.systems.enchanting import ENCHANT_ACTIONS, can_enchant
 from alem_core.systems.launching import can_cast_spell, can_shoot_arrow
 from alem_core.systems.placement import placement_mask
 from alem_core.systems.trading import give_mask
@@ -41,8 +43,10 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     SHOOT_ARROW needs a bow and an arrow, CAST_SPELL a learned spell (mana not checked).
     BUILD_X: next to a site and some teammate can pay, or next to an open in-progress site of
     that type started by someone else (GAME.md §6.3).
-    Not yet offered: DESCEND / ASCEND (only the overworld is generated so far), potions, books
-    and enchanting (their items come from the deeper floors).
+    DRINK_POTION_* / READ_BOOK: that potion / a book in inventory. ENCHANT_*: an enchantment
+    table adjacent (not necessarily faced), a ruby or a sapphire, full mana, the item and a
+    passable gate (``enchanting.can_enchant``; looser than the rule, never stricter).
+    Not yet offered: DESCEND / ASCEND (only the overworld is generated so far).
     """
     p = static.player_count
     mask = jnp.zeros((p, static.num_actions), bool)
@@ -54,6 +58,9 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
         mask = mask.at[:, action].set(can_level_up(state))
     mask = mask.at[:, Action.SHOOT_ARROW].set(can_shoot_arrow(state.players))
     mask = mask.at[:, Action.CAST_SPELL].set(can_cast_spell(state.players))
+    mask = mask.at[:, jnp.asarray(DRINK_ACTIONS)].set(can_drink_potion(state))
+    mask = mask.at[:, Action.READ_BOOK].set(can_read_book(state))
+    mask = mask.at[:, jnp.array(ENCHANT_ACTIONS)].set(can_enchant(state, params, static))
     mask = mask.at[:, Action.BUILD_SHELTER : Action.BUILD_BEACON + 1].set(build_mask(state, static))
     slots = num_give_slots(p)
     if slots:

@@ -7,8 +7,7 @@ deterministic ones. The order is the contract:
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
 * mobs act after players have moved, then spawn away from the new positions;
 * intrinsics run after combat, and inventory achievements after everything that changes items.
-Stages still to come with the deeper floors (floor change, potions, books, enchanting) slot
-in at their places in §5.1.
+Stages still to come with the deeper floors (floor change) slot in at their places in §5.1.
 
 No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
@@ -34,9 +33,12 @@ from alem_core.state import State
 from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs
 from alem_core.systems.attributes import level_up
+from alem_core.systems.chests import open_chests
 from alem_core.systems.communication import send_messages
 from alem_core.systems.construction import build
+from alem_core.systems.consumables import drink_potions, read_books
 from alem_core.systems.crafting import craft
+from alem_core.systems.enchanting import enchant
 from alem_core.systems.handovers import expire_mining_handovers
 from alem_core.systems.interaction import interact_blocks
 from alem_core.systems.intrinsics import clamp_intrinsics, start_sleep_and_rest, update_intrinsics
@@ -57,15 +59,17 @@ def _crafting(state, actions, key, params, static):
 
 
 def _do_phase(state, actions, key, params, static):
-    # GAME.md §5.1 step 5: handover expiry, coordination gates, attacks, teammates, blocks.
+    # GAME.md §5.1 step 5: handover expiry, coordination gates, attacks, teammates, blocks,
+    # then chest loot (its own shared draws and CHEST_LOOT gate draws).
     # One forager-gate draw per agent serves every gated Do this step (§5.4).
-    gate_key, sapling_key, solo_key = jax.random.split(key, 3)
+    gate_key, sapling_key, solo_key, chest_key = jax.random.split(key, 4)
     forager_u = gate_draws(gate_key, static)
     state = expire_mining_handovers(state)
     state, gate = gate_mining(state, actions, solo_key, params, static)
     state = attack_mobs(state, actions, forager_u, params, static)
     state = act_on_teammates(state, actions, params, static)
-    return interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
+    state = interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
+    return open_chests(state, actions, chest_key, params, static)
 
 
 def _placing(state, actions, key, params, static):
@@ -87,6 +91,9 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("placing", _placing, True),
     Stage("construction", lambda s, a, k, p, st: build(s, a, st), False),
     Stage("launching", lambda s, a, k, p, st: launch(s, a, st), False),
+    Stage("potions", lambda s, a, k, p, st: drink_potions(s, a), False),
+    Stage("books", lambda s, a, k, p, st: read_books(s, a), False),
+    Stage("enchanting", lambda s, a, k, p, st: enchant(s, a, k, p, st), True),
     Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
     Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
     Stage("communication", lambda s, a, k, p, st: send_messages(s, a, p, st), False),

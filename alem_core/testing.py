@@ -2,7 +2,8 @@
 
 Legend: ``.`` grass, ``~`` water, ``#`` stone, ``T`` tree, ``c`` coal, ``i`` iron, ``d`` diamond,
 ``t`` crafting table, ``f`` furnace, ``s`` sand, ``p`` path, ``L`` lava, ``P`` plant,
-``R`` ripe plant, ``S`` sapphire, ``r`` ruby, ``W`` wall. Cells outside the drawing are grass.
+``R`` ripe plant, ``S`` sapphire, ``r`` ruby, ``W`` wall, ``C`` chest, ``E`` fire enchantment
+table, ``I`` ice enchantment table. Cells outside the drawing are grass.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ LEGEND = {
     "S": Block.SAPPHIRE,
     "r": Block.RUBY,
     "W": Block.WALL,
+    "C": Block.CHEST,
+    "E": Block.ENCHANTMENT_TABLE_FIRE,
+    "I": Block.ENCHANTMENT_TABLE_ICE,
 }
 
 
