@@ -167,8 +167,6 @@ def test_text_env_space_mask_and_same_world(text_env):
         assert infos[agent]["action_mask"].shape == (SMALL.num_actions,)
         me = view.player(state, i)
         assert f"Position: (x={me.col}, y={me.row})" in obs[agent]
-    obs2, *_, infos2 = text_env.step(
-        dict.fromkeys(text_env.agents, int(Action.PLACE_TABLE))
-    )
+    obs2, *_, infos2 = text_env.step(dict.fromkeys(text_env.agents, int(Action.PLACE_TABLE)))
     assert "Last action: Place Table (had no effect" in obs2["agent_0"]
     assert infos2["agent_0"]["text"]["long"] in obs2["agent_0"]
