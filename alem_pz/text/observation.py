@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import alem_core
-from alem_core.constants import NUM_ACHIEVEMENTS, Block, Item, MobClass, Request
+from alem_core.constants import NUM_ACHIEVEMENTS, ROLE_OF_INDEX, Block, Item, MobClass, Request
 from alem_core.observation_parts import LIGHT_THRESHOLD, VIEW_CENTRE
-from alem_core.specialisation import roles
 from alem_core.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_pz.text import view
 from alem_pz.text.actions import action_name
@@ -191,7 +190,6 @@ def creature_lines(s, me: view.PlayerView, lit, config: TextConfig) -> list[str]
 
 def teammate_lines(s, me: view.PlayerView, config: TextConfig) -> list[str]:
     """The ``Teammates:`` section."""
-    role_of = np.asarray(roles(alem_core.StaticParams(player_count=view.player_count(s))))
     lines = ["Teammates:"]
     for k in range(view.player_count(s)):
         if k == me.index:
@@ -201,7 +199,7 @@ def teammate_lines(s, me: view.PlayerView, config: TextConfig) -> list[str]:
             lines.append(f"Agent {k} is dead.")
             continue
         dr, dc = other.row - me.row, other.col - me.col
-        label = f"Agent {k} ({role_name(int(role_of[k]))})"
+        label = f"Agent {k} ({role_name(ROLE_OF_INDEX[k % 3])})"
         if abs(dr) <= VIEW_CENTRE[0] and abs(dc) <= VIEW_CENTRE[1]:
             where = located(dr, dc, other.row, other.col, config.style, me.facing)
         else:
@@ -269,8 +267,7 @@ def status_block(s, me: view.PlayerView, ctx: Context) -> list[str]:
     if cond:
         lines.append(cond)
     if bool(ctx.params.soft_specialization) or ctx.static.player_count > 1:
-        role = int(np.asarray(roles(ctx.static))[me.index])
-        lines.append(f"Role: {role_name(role)}")
+        lines.append(f"Role: {role_name(ROLE_OF_INDEX[me.index % 3])}")
     lines.append(f"Location: {floor_location(view.current_floor(s))}")
     shown = len(disclosed(ctx.max_floor, bool(ctx.params.coordination_enabled)))
     done = int(me.achievements.sum())
