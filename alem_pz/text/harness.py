@@ -10,6 +10,7 @@ Run directory (``out``)::
     <difficulty>/episode_<i>.trace.jsonl   per step, per agent: prompt, reply, action, message,
                                            note, tokens, faults (".partial" until it finishes)
     <difficulty>/episode_<i>.json          the episode record plus the harness stats
+    <difficulty>/episode_<i>.html          the self-contained episode viewer (``viewer.py``)
     summary.json                           the protocol summary with harness totals
 
 Resume: a rerun with the same ``out`` loads every finished episode record and plays only the
@@ -35,6 +36,7 @@ from alem_pz.text.client import ChatClient, ClientConfig
 from alem_pz.text.history import HistoryConfig
 from alem_pz.text.observation import TextConfig
 from alem_pz.text.team import LLMTeam
+from alem_pz.text.viewer import write_viewer
 
 
 @dataclass
@@ -162,6 +164,7 @@ def run_llm_episode(
         team.close()
         env.close()
     partial.replace(trace_path)
+    write_viewer(trace_path)
     record_path.write_text(json.dumps(record, indent=1))
     if progress:
         progress.finish(record["harness"], max_steps - record["steps"])
