@@ -49,6 +49,7 @@ class HarnessConfig:
     prompt_mode: str = "specific_collaborative"
     feedback: bool = True
     workers: int = 4
+    parse_retries: int = 0
 
     def client_for(self, agent: int) -> ClientConfig:
         """Entry ``agent`` of the client list; a single entry drives every agent."""
@@ -63,6 +64,7 @@ class HarnessConfig:
             "prompt_mode": self.prompt_mode,
             "feedback": self.feedback,
             "workers": self.workers,
+            "parse_retries": self.parse_retries,
         }
 
 
@@ -70,7 +72,8 @@ def load_config(path: str | None, **cli: Any) -> HarnessConfig:
     """A ``HarnessConfig`` from an optional JSON file, with command-line client flags applied.
 
     File keys: ``clients`` (list of ``ClientConfig`` fields), ``history`` (``HistoryConfig``
-    fields), ``text`` ({"ascii_map": bool}), ``prompt_mode``, ``feedback``, ``workers``.
+    fields), ``text`` ({"ascii_map": bool}), ``prompt_mode``, ``feedback``, ``workers``,
+    ``parse_retries``.
     ``cli`` keys ``model``, ``base_url``, ``api_key_env`` fill or override a single client.
     """
     data: dict[str, Any] = {}
@@ -86,6 +89,7 @@ def load_config(path: str | None, **cli: Any) -> HarnessConfig:
         prompt_mode=data.get("prompt_mode", "specific_collaborative"),
         feedback=bool(data.get("feedback", True)),
         workers=int(data.get("workers", 4)),
+        parse_retries=int(data.get("parse_retries", 0)),
     )
 
 
@@ -149,8 +153,9 @@ def run_llm_episode(
     fingerprint = world_fingerprint(env.core_state)
     clients = [ChatClient(config.client_for(i)) for i in range(env.static.player_count)]
     team = LLMTeam(
-        clients, env.params, env.static, config.history, config.prompt_mode, config.feedback
-    )
+        clients, env.params, env.static, config.history, config.prompt_mode, config.feedback,
+        config.parse_retries,
+    )  # fmt: skip
     partial = trace_path.with_suffix(".jsonl.partial")
     try:
         with open(partial, "w") as trace:

@@ -97,6 +97,19 @@ def _rate(counter: Counter) -> float | None:
     return counter["parsed"] / counter["attempted"] if counter["attempted"] else None
 
 
+def retry_prompt(config: HistoryConfig) -> str:
+    """The correction sent after a reply without a valid action (§2.3)."""
+    order = (
+        "first <think>...</think>, then "
+        if config.chain_of_thought and not config.reasoning
+        else ""
+    )
+    return (
+        "Your reply had no valid action. Answer again: " + order + "exactly one action name "
+        "from 'Available actions' inside <action></action>, closing every tag."
+    )
+
+
 class LLMTeam:
     """``policy(observations, masks, infos) -> actions`` driving one client per agent."""
 
@@ -111,6 +124,7 @@ class LLMTeam:
         history: HistoryConfig | None = None,
         prompt_mode: str = "specific_collaborative",
         feedback: bool = True,
+        parse_retries: int = 0,
     ) -> None:
         if len(clients) < static.player_count:
             raise ValueError(
@@ -119,6 +133,7 @@ class LLMTeam:
         self.clients, self.params, self.static = clients, params, static
         self.history_config = history or HistoryConfig()
         self.prompt_mode, self.feedback = prompt_mode, feedback
+        self.parse_retries = int(parse_retries)
         self.trace: IO[str] | None = None
         self._pool = ThreadPoolExecutor(max_workers=static.player_count)
         self._lock = threading.Lock()
@@ -159,9 +174,7 @@ class LLMTeam:
             self.histories[i].observe(long, self.inbox, text["inactive"])
             requests.append(self.histories[i].messages(self.prompts[i], text["short"]))
         sent = time.perf_counter()
-        replies = list(
-            self._pool.map(lambda k: self.clients[k].complete(requests[k]), range(len(texts)))
-        )
+        replies = list(self._pool.map(lambda k: self._ask(k, requests[k]), range(len(texts))))
         waited = time.perf_counter() - sent
         actions, records, inbox = [], [], {}
         for i, (done, text) in enumerate(zip(replies, texts, strict=True)):
@@ -179,6 +192,29 @@ class LLMTeam:
         self.stats.harness_seconds += time.perf_counter() - start - waited
         self._write({"step": self.stats.steps - 1, "agents": records})
         return actions
+
+    def _ask(self, agent: int, messages: list[dict[str, str]]) -> Completion:
+        """One agent's completion; with parse retries, re-ask after a reply without an action
+        (the last reply counts; tokens, attempts and faults add up)."""
+        done = self.clients[agent].complete(messages)
+        for _ in range(self.parse_retries):
+            if parse_reply(done.text, agent, self.static.player_count).ok:
+                break
+            messages = [
+                *messages,
+                {"role": "assistant", "content": done.text},
+                {"role": "user", "content": retry_prompt(self.history_config)},
+            ]
+            again = self.clients[agent].complete(messages)
+            again.input_tokens += done.input_tokens
+            again.output_tokens += done.output_tokens
+            again.reasoning_tokens += done.reasoning_tokens
+            again.attempts += done.attempts
+            again.faults.update(done.faults)
+            again.faults["parse_retry"] += 1
+            again.seconds += done.seconds
+            done = again
+        return done
 
     def _write(self, record: dict) -> None:
         if self.trace is not None:
