@@ -170,3 +170,39 @@ def test_text_env_space_mask_and_same_world(text_env):
     obs2, *_, infos2 = text_env.step(dict.fromkeys(text_env.agents, int(Action.PLACE_TABLE)))
     assert "Last action: Place Table (had no effect" in obs2["agent_0"]
     assert infos2["agent_0"]["text"]["long"] in obs2["agent_0"]
+
+
+def test_rl_parity_nothing_beyond_the_symbolic_observation():
+    state = _state()
+    shots = state.mobs.mob_projectiles
+    shots = dataclasses.replace(
+        shots,
+        alive=shots.alive.at[0, 0].set(True),
+        pos=shots.pos.at[0, 0].set(jnp.array([6, 8])),
+        direction=shots.direction.at[0, 0].set(jnp.array([0, -1])),
+    )
+    players = dataclasses.replace(
+        state.players,
+        request=state.players.request.at[1].set(2),
+        request_timer=state.players.request_timer.at[1].set(7),
+    )
+    handovers = dataclasses.replace(
+        state.handovers,
+        open=state.handovers.open.at[0].set(True),
+        pos=state.handovers.pos.at[0].set(jnp.array([2, 4])),
+        deadline=state.handovers.deadline.at[0].set(9),
+        initiator=state.handovers.initiator.at[0].set(1),
+    )
+    state = dataclasses.replace(
+        state,
+        players=players,
+        handovers=handovers,
+        mobs=dataclasses.replace(state.mobs, mob_projectiles=shots),
+    )
+    long, _ = _text(state)
+    assert "Incoming projectiles:\n- arrow 3 steps east (x=8, y=6)" in long
+    assert "moving" not in long and "west" not in long.split("Incoming projectiles:")[1][:40]
+    assert "  -> Requesting wood" in long and "7" not in long.split("Requesting wood")[1][:20]
+    assert "Active handover" in long and "within 9 steps" in long  # the timer channel shows it
+    assert "Agent 1 started" not in long and "initiat" not in long
+    assert "kill" not in long.split("Level info:")[1].split("\n\n")[0].replace("kill more", "")
