@@ -55,6 +55,7 @@ class Reading:
     requests: dict[int, str] = field(default_factory=dict)
     target: str = ""
     facing: str = ""
+    teammates_near: int = 0
 
 
 def _section(lines: list[str], header: str) -> list[str]:
@@ -104,6 +105,8 @@ def read(text: str, agent: int = 0) -> Reading:
     for line in _section(lines, "Teammates:"):
         match = re.match(r"Agent (\d+)", line)
         current = int(match.group(1)) if match else current
+        if match and "off-screen" not in line and "is dead" not in line:
+            r.teammates_near += 1
         if "-> Requesting" in line and current is not None:
             r.requests[current] = line.split("Requesting", 1)[1].strip()
     facing = re.search(r"Facing: (\w+)", text)
@@ -146,9 +149,9 @@ def _toward(r: Reading, where: tuple[int, int]) -> str | None:
 
 def _survive(r: Reading, legal: set[str]) -> tuple[str, str] | None:
     hostile_near = any(n in _HOSTILE for n in r.creatures)
-    needs = (("drink", "water", "Request Drink"), ("food", "cow", "Request Food"))
-    for stat, source, request in needs:
-        if r.status.get(stat, 9) < 4:
+    needs = (("drink", "water", "Request Drink", 4), ("food", "cow", "Request Food", 6))
+    for stat, source, request, low in needs:
+        if r.status.get(stat, 9) < low:
             where = r.seen.get(source) or r.creatures.get(source) or r.seen.get("ripe plant")
             if where and (move := _toward(r, where)):
                 return move, f"low {stat}: going to the {source}"
@@ -176,14 +179,26 @@ def _craft(r: Reading, legal: set[str]) -> tuple[str, str] | None:
         return "Place Table", "no table in view"
     if "Place Furnace" in legal and "furnace" not in r.seen and _count(r, "pickaxe") >= 1:
         return "Place Furnace", "no furnace in view"
+    spare = (
+        ("Place Plant", _count(r, "sapling") >= 1),
+        ("Make Torch", _count(r, "torches") == 0),
+        ("Place Torch", True),
+        ("Make Arrow", _count(r, "arrows") == 0),
+        ("Place Stone", _count(r, "stone") >= 3 and _count(r, "pickaxe") >= 2),
+    )
+    for name, wanted in spare:
+        if wanted and name in legal:
+            return name, "a one-off I can do now"
     return None
 
 
 def _coordinate(r: Reading) -> tuple[str, str, str] | None:
     pick = _count(r, "pickaxe")
     for block, where, line in r.cues:
+        needed = re.search(r"needs (\d+) agents", line)
+        helped = needed is not None and r.teammates_near + 1 >= int(needed.group(1))
         works_alone = "bonus" in line or "begins" in line
-        if works_alone and block in _TOOL_FOR and _TOOL_FOR[block] <= pick:
+        if (works_alone or helped) and block in _TOOL_FOR and _TOOL_FOR[block] <= pick:
             move = _toward(r, where)
             if move:
                 return move, f"joining the {block} task", f"Going to the {block} task; join me."
