@@ -206,3 +206,12 @@ def test_rl_parity_nothing_beyond_the_symbolic_observation():
     assert "Active handover" in long and "within 9 steps" in long  # the timer channel shows it
     assert "Agent 1 started" not in long and "initiat" not in long
     assert "kill" not in long.split("Level info:")[1].split("\n\n")[0].replace("kill more", "")
+
+
+def test_symbolic_env_builds_no_text():
+    env = alem_pz.parallel_env(players=3, static=SMALL, difficulty="easy", max_steps=5)
+    obs, infos = env.reset(seed=9999)
+    obs, *_, infos = env.step(dict.fromkeys(env.agents, 0))
+    assert env._text is None and "text" not in infos["agent_0"]
+    assert isinstance(obs["agent_0"], np.ndarray)
+    env.close()
