@@ -92,14 +92,10 @@ class ChatClient:
                     f"environment variable {config.api_key_env!r} (api_key_env of model "
                     f"{config.model!r}) is unset or empty"
                 )
-        self._secret = key
         self._openai = openai
         self._client = openai.OpenAI(
             api_key=key, base_url=config.base_url, timeout=config.timeout, max_retries=0
         )
-
-    def _scrub(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret != "EMPTY" else text
 
     def _request(self, messages: list[dict[str, str]]):
         c = self.config

@@ -48,6 +48,8 @@ class LocalServer:
         self.stats: Counter = Counter()
         self.seen: Counter = Counter()
         self.auth_headers: list[str] = []
+        self.routes: Counter = Counter()
+        """(model, agent) pairs of the requests answered."""
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -108,17 +110,21 @@ class LocalServer:
             if self.delay:
                 time.sleep(self.delay)
             request = json.loads(body)
-            _send(handler, 200, _completion(request, fault))
+            completion, agent = _completion(request, fault)
+            with self._lock:
+                self.routes[(request.get("model"), agent)] += 1
+            _send(handler, 200, completion)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a slow reply past its timeout)
 
 
-def _completion(request: dict, fault: str | None) -> dict:
+def _completion(request: dict, fault: str | None) -> tuple[dict, int]:
     messages = request.get("messages", [])
     system = next((m["content"] for m in messages if m.get("role") == "system"), "")
     user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
     match = _AGENT.search(system)
-    text = reply(user, int(match.group(1)) if match else 0)
+    agent = int(match.group(1)) if match else 0
+    text = reply(user, agent)
     finish = "stop"
     if fault == "truncate":
         text, finish = text[: len(text) // 3], "length"
@@ -142,7 +148,7 @@ def _completion(request: dict, fault: str | None) -> dict:
             "completion_tokens": len(text) // 4,
             "total_tokens": prompt_tokens + len(text) // 4,
         },
-    }
+    }, agent
 
 
 def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict) -> None:

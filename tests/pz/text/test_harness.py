@@ -9,7 +9,7 @@ import pytest
 
 from alem_pz import evaluate
 from alem_pz.text.client import ClientConfig
-from alem_pz.text.harness import HarnessConfig, evaluate_llm, world_fingerprint
+from alem_pz.text.harness import HarnessConfig, evaluate_llm, load_config, world_fingerprint
 from alem_pz.text.local_server import LocalServer
 
 from ..conftest import SMALL
@@ -140,3 +140,21 @@ def test_cli_runs_the_llm_policy(tmp_path, capsys):
     summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert summary["protocol"]["seeds"] == [evaluate.BASE_SEED]
     assert summary["results"]["easy"]["per_episode"][0]["steps"] == 3
+
+
+def test_config_file_mixes_models_per_agent(tmp_path):
+    with LocalServer() as server:
+        clients = [{"model": f"model-{k}", "retry_delay": 0.01} for k in range(3)]
+        config_file = tmp_path / "harness.json"
+        config_file.write_text(json.dumps({"clients": clients, "workers": 1, "parse_retries": 1}))
+        config = load_config(str(config_file), base_url=server.url, model=None)
+        assert [c.model for c in config.clients] == ["model-0", "model-1", "model-2"]
+        assert config.parse_retries == 1 and config.workers == 1
+        evaluate_llm(config, tmp_path / "mixed", episodes=1, max_steps=2, difficulties=["easy"],
+                     static=SMALL, resamples=10, progress=False)  # fmt: skip
+    assert server.routes == {(f"model-{k}", k): 2 for k in range(3)}
+    config_file.write_text(json.dumps({"clients": [{"model": "m", "api_key": KEY}]}))
+    with pytest.raises(ValueError, match="api_key_env"):
+        load_config(str(config_file))
+    with pytest.raises(ValueError, match="unknown client config"):
+        ClientConfig.from_dict({"model": "m", "temprature": 0.5})
