@@ -5,6 +5,8 @@ decision 2 the floor-1 entry achievement is Enter Dungeon and the floor-2 one En
 
 from __future__ import annotations
 
+from functools import cache
+
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement
 from alem_core.tables import ACHIEVEMENT_IS_COORD
 
@@ -35,11 +37,12 @@ def disclosure_floor(achievement: int) -> int:
     return 0
 
 
-def disclosed(floor: int, coordination: bool, progressive: bool = True) -> list[int]:
+@cache
+def disclosed(floor: int, coordination: bool, progressive: bool = True) -> tuple[int, ...]:
     """Achievement ids the prompt lists for a team that reached ``floor`` (enum order)."""
-    return [
+    return tuple(
         a
         for a in range(NUM_ACHIEVEMENTS)
         if (coordination or not ACHIEVEMENT_IS_COORD[a])
         and (not progressive or disclosure_floor(a) <= floor)
-    ]
+    )

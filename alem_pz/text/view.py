@@ -7,6 +7,8 @@ dtypes, the current floor held apart from the floor stack), only this module cha
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import jax
@@ -31,6 +33,20 @@ def snapshot(state: alem_core.State) -> alem_core.State:
     return jax.device_get(state)
 
 
+_memo = threading.local()
+
+
+def _memoised(s, key: tuple, build: Callable[[], object]):
+    """``build()`` once per snapshot and key: every agent's text reads the same entities and
+    players. Holding the snapshot itself (not its id) means a stale entry can never match."""
+    held = getattr(_memo, "entry", None)
+    if held is None or held[0] is not s:
+        held = _memo.entry = (s, {})
+    if key not in held[1]:
+        held[1][key] = build()
+    return held[1][key]
+
+
 def current_floor(s) -> int:
     """The team's floor."""
     return int(s.world.floor)
@@ -42,22 +58,26 @@ def _floor_map(s, name: str) -> np.ndarray:
 
 def current_floor_blocks(s) -> np.ndarray:
     """(H, W) int block ids of the current floor."""
-    return _floor_map(s, "block").astype(np.int32)
+    return _memoised(s, ("block",), lambda: _floor_map(s, "block").astype(np.int32))
 
 
 def current_floor_items(s) -> np.ndarray:
     """(H, W) int item ids of the current floor."""
-    return _floor_map(s, "item").astype(np.int32)
+    return _memoised(s, ("item",), lambda: _floor_map(s, "item").astype(np.int32))
 
 
 def current_floor_light(s) -> np.ndarray:
     """(H, W) float light map of the current floor."""
-    return _floor_map(s, "light").astype(np.float32)
+    return _memoised(s, ("light",), lambda: _floor_map(s, "light").astype(np.float32))
 
 
 def current_floor_tasks(s) -> tuple[np.ndarray, np.ndarray]:
     """(H, W) coordination value and soft flag, only where a task block still stands (as the
     symbolic observation shows them: a mined or built cell's task no longer counts)."""
+    return _memoised(s, ("tasks",), lambda: _tasks(s))
+
+
+def _tasks(s) -> tuple[np.ndarray, np.ndarray]:
     blocks = current_floor_blocks(s)
     tasked = TASK_BLOCK[blocks]
     coord = np.where(tasked, _floor_map(s, "coord"), 0).astype(np.int32)
@@ -99,24 +119,25 @@ class Entity:
 
 def entities(s, cls: MobClass) -> list[Entity]:
     """The live entities of class ``cls`` on the current floor, in slot order."""
+    return _memoised(s, ("entities", int(cls)), lambda: _entities(s, cls))
+
+
+def _entities(s, cls: MobClass) -> list[Entity]:
     ents = getattr(s.mobs, _MOB_FIELDS[cls])
     floor = current_floor(s)
-    alive = np.asarray(ents.alive[floor])
-    out = []
-    for k in np.flatnonzero(alive):
-        row, col = (int(v) for v in ents.pos[floor][k])
-        out.append(
-            Entity(
-                cls=cls,
-                kind=int(ents.kind[floor][k]),
-                row=row,
-                col=col,
-                elite=bool(ents.elite[floor][k]),
-                hard=bool(ents.hard[floor][k]),
-                owner=int(ents.owner[floor][k]),
-            )
-        )
-    return out
+    live = np.flatnonzero(np.asarray(ents.alive[floor]))
+    rows = zip(
+        np.asarray(ents.pos[floor])[live].tolist(),
+        np.asarray(ents.kind[floor])[live].tolist(),
+        np.asarray(ents.elite[floor])[live].tolist(),
+        np.asarray(ents.hard[floor])[live].tolist(),
+        np.asarray(ents.owner[floor])[live].tolist(),
+        strict=True,
+    )
+    return [
+        Entity(cls, kind, pos[0], pos[1], bool(elite), bool(hard), owner)
+        for pos, kind, elite, hard, owner in rows
+    ]
 
 
 @dataclass(frozen=True)
@@ -151,6 +172,10 @@ class PlayerView:
 
 def player(s, i: int) -> PlayerView:
     """Player ``i``'s values."""
+    return _memoised(s, ("player", i), lambda: _player(s, i))
+
+
+def _player(s, i: int) -> PlayerView:
     p = s.players
     timer = int(p.request_timer[i])
     return PlayerView(
