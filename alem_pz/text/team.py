@@ -27,7 +27,12 @@ _FLOOR = re.compile(r"Location: dungeon level (\d+)")
 
 @dataclass
 class TeamStats:
-    """Per-episode harness accounting (parse rates per episode, decision 4)."""
+    """Per-episode harness accounting (parse rates per episode, decision 4).
+
+    A reply counts for the parse rate only when its agent was active in the observation it
+    answered (inactive agents' actions become Noop anyway; they are tallied as
+    ``skipped_inactive``). Token counts are the endpoint's ``usage`` figures.
+    """
 
     players: int
     parsed: list[int] = field(default_factory=list)
