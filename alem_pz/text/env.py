@@ -38,7 +38,12 @@ def observe(env: Any, obs: dict, infos: dict, actions=None, rewards=None) -> dic
     out = {}
     for agent in obs:
         text: AgentText = texts[env._index[agent]]
-        infos[agent]["text"] = {"long": text.long, "short": text.short, "inactive": text.inactive}
+        infos[agent]["text"] = {
+            "long": text.long,
+            "short": text.short,
+            "inactive": text.inactive,
+            "frame": text.frame,
+        }
         if env.mask_in_obs:
             out[agent] = {"observation": text.full, "action_mask": obs[agent]["action_mask"]}
         else:

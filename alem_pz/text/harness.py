@@ -45,7 +45,7 @@ class HarnessConfig:
 
     clients: list[ClientConfig]
     history: HistoryConfig = field(default_factory=HistoryConfig)
-    text: TextConfig = field(default_factory=TextConfig)
+    text: TextConfig = field(default_factory=lambda: TextConfig(frames=True))
     prompt_mode: str = "specific_collaborative"
     feedback: bool = True
     workers: int = 4
@@ -60,7 +60,11 @@ class HarnessConfig:
         return {
             "clients": [c.public() for c in self.clients],
             "history": asdict(self.history),
-            "text": {"ascii_map": self.text.ascii_map, "collaborative": self.text.collaborative},
+            "text": {
+                "ascii_map": self.text.ascii_map,
+                "frames": self.text.frames,
+                "collaborative": self.text.collaborative,
+            },
             "prompt_mode": self.prompt_mode,
             "feedback": self.feedback,
             "workers": self.workers,
@@ -85,7 +89,10 @@ def load_config(path: str | None, **cli: Any) -> HarnessConfig:
     return HarnessConfig(
         clients=clients,
         history=HistoryConfig(**data.get("history", {})),
-        text=TextConfig(ascii_map=bool(data.get("text", {}).get("ascii_map", False))),
+        text=TextConfig(
+            ascii_map=bool(data.get("text", {}).get("ascii_map", False)),
+            frames=bool(data.get("text", {}).get("frames", True)),
+        ),
         prompt_mode=data.get("prompt_mode", "specific_collaborative"),
         feedback=bool(data.get("feedback", True)),
         workers=int(data.get("workers", 4)),

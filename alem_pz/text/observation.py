@@ -44,6 +44,9 @@ class TextConfig:
 
     style: LocationStyle = field(default_factory=LocationStyle)
     ascii_map: bool = False
+    frames: bool = False
+    """Also render each agent's ASCII view as a "frame" for traces and the viewer (not part of
+    the observation)."""
     collaborative: bool = True
     """``specific_collaborative`` prompt mode: coordination cues and elite tags are shown."""
     show_affordances: bool = True
@@ -327,6 +330,15 @@ def short_term(s, ctx: Context, mask: np.ndarray | None) -> str:
         ]
         parts.append(["", "Available actions:", *[f" - {n}" for n in names]])
     return "\n".join("\n".join(p) for p in parts if p)
+
+
+def frame(s, ctx: Context) -> str:
+    """The agent's 9 x 11 view as an ASCII map (for the episode viewer), "" when inactive."""
+    me = view.player(s, ctx.agent)
+    if condition(me) is not None:
+        return ""
+    lit = {(row, col): (dr, dc) for dr, dc, row, col in window_cells(s, me)}
+    return ascii_map(s, me, do_target(s, me, lit, with_coords=False))
 
 
 def is_inactive(s, agent: int) -> bool:

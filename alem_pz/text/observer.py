@@ -19,6 +19,7 @@ from alem_pz.text.observation import (
     Context,
     Feedback,
     TextConfig,
+    frame,
     is_inactive,
     long_term,
     short_term,
@@ -36,6 +37,8 @@ class AgentText:
     long: str
     short: str
     inactive: bool
+    frame: str = ""
+    """The ASCII view (``TextConfig.frames``), for traces; not shown to the agent."""
 
     @property
     def full(self) -> str:
@@ -96,7 +99,7 @@ class TextObserver:
             ctx = Context(
                 i, self.params, self.static, self._feedback[i], self.max_floor, self.config
             )
-            out.append(
-                AgentText(long_term(s, ctx), short_term(s, ctx, masks[i]), is_inactive(s, i))
-            )
+            pic = frame(s, ctx) if self.config.frames else ""
+            long, short = long_term(s, ctx), short_term(s, ctx, masks[i])
+            out.append(AgentText(long, short, is_inactive(s, i), pic))
         return out

@@ -238,6 +238,7 @@ def _trace_record(i, prompt, done: Completion, parsed: ParsedReply, text, inbox)
         "inactive": text["inactive"],
         "observation": text["long"],
         "short": text["short"],
+        "frame": text.get("frame", ""),
         "prompt": prompt,
         "reply": done.text,
         "reasoning": done.reasoning,

@@ -1,9 +1,10 @@
 """A self-contained HTML viewer for one episode's trace (TEXT_AND_EVAL.md §5.5).
 
 One file per episode, no server and no network: the trace is embedded as JSON and a small
-script steps through it. Per step, each agent's card shows its observation (the text "frame" it
-read), the action parsed, its message, its private note and its reasoning; a timeline lists the
-achievements as they were unlocked (read from the observations' feedback lines).
+script steps through it. Per step, each agent's card shows its frame (its 9 x 11 view as an
+ASCII map), the observation text it read, the action parsed, its message, its private note and
+its reasoning; a timeline lists the achievements as they were unlocked (read from the
+observations' feedback lines).
 
     python -m alem_pz.text.viewer RUN_DIR/easy/episode_0.trace.jsonl   # writes episode_0.html
 """
@@ -17,7 +18,17 @@ import sys
 from pathlib import Path
 
 _UNLOCKED = re.compile(r"Achievements unlocked: (.+)")
-_FIELDS = ("observation", "action", "status", "message", "note", "reasoning", "plan", "reply")
+_FIELDS = (
+    "frame",
+    "observation",
+    "action",
+    "status",
+    "message",
+    "note",
+    "reasoning",
+    "plan",
+    "reply",
+)
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -30,6 +41,7 @@ body {{ font-family: sans-serif; margin: 1em; background: #f6f6f2; }}
 .card h3 {{ margin: 0 0 .4em 0; }}
 pre {{ white-space: pre-wrap; font-size: 11px; max-height: 28em; overflow: auto;
   background: #fafafa; border: 1px solid #eee; padding: .4em; }}
+.frame {{ font-size: 14px; line-height: 1.1; background: #1e1e1e; color: #e8e8d0; }}
 .failed {{ color: #b00; }} .label {{ font-weight: bold; }}
 #timeline li {{ cursor: pointer; }} #timeline li:hover {{ text-decoration: underline; }}
 </style></head><body>
@@ -57,6 +69,7 @@ function show(k) {{
     '<div><span class="label">Message:</span> ' + esc(a.message) + '</div>' +
     '<div><span class="label">Note:</span> ' + esc(a.note) + '</div>' +
     '<div><span class="label">Reasoning:</span> ' + esc(a.reasoning || a.plan) + '</div>' +
+    (a.frame ? '<pre class="frame">' + esc(a.frame) + '</pre>' : '') +
     '<div class="label">Observation:</div><pre>' + esc(a.observation) + '</pre>' +
     '<details><summary>raw reply</summary><pre>' + esc(a.reply) + '</pre></details></div>'
   ).join("");

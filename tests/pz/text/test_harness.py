@@ -19,13 +19,14 @@ KEY = "sk-test-Zq81-never-written"
 
 
 def _config(server: LocalServer, **client) -> HarnessConfig:
-    settings = dict(model="rule", base_url=server.url, timeout=0.4, retry_delay=0.01)
+    # A generous timeout: a loaded test machine must not turn a normal reply into a fault.
+    settings = dict(model="rule", base_url=server.url, timeout=10.0, retry_delay=0.01)
     settings.update(client)
     return HarnessConfig(clients=[ClientConfig(**settings)], workers=2)
 
 
-def _run(tmp_path, name, faults=None, **client):
-    with LocalServer(faults=faults, slow_seconds=0.8) as server:
+def _run(tmp_path, name, faults=None, slow_seconds=0.0, **client):
+    with LocalServer(faults=faults, slow_seconds=slow_seconds) as server:
         summary = evaluate_llm(
             _config(server, **client), tmp_path / name, episodes=EPISODES, max_steps=STEPS,
             difficulties=["easy"], static=SMALL, resamples=50, progress=False,
@@ -64,7 +65,8 @@ def test_clean_run_writes_the_run_directory(clean):
 
 def test_transport_faults_are_retried_counted_and_change_nothing(clean, tmp_path):
     path, summary, _ = clean
-    faulty, server = _run(tmp_path, "transport", {"429": 0.15, "500": 0.15, "slow": 0.05})
+    faults = {"429": 0.15, "500": 0.15, "slow": 0.05}
+    faulty, server = _run(tmp_path, "transport", faults, slow_seconds=4.0, timeout=2.0)
     totals = faulty["harness"]["totals"]["easy"]["faults"]
     assert totals.get("http_429", 0) == server.stats["429"] > 0
     assert totals.get("http_500", 0) == server.stats["500"] > 0

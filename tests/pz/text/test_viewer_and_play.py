@@ -51,6 +51,7 @@ def test_viewer_renders_in_headless_chromium(tmp_path):
         [CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
     ).stdout
     assert len(re.findall(r"<h3>Agent \d", dom)) == 3 and "step 0 / 3" in dom  # rendered by JS
+    assert len(re.findall(r'<pre class="frame"> +N\n', dom)) == 3  # the ASCII frames
     shot = tmp_path / "viewer.png"
     subprocess.run(
         [CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1400,900", page.as_uri()],
