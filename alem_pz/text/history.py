@@ -126,10 +126,11 @@ class AgentHistory:
         for k, turn in enumerate(turns):
             ago = len(turns) - 1 - k
             current = ago == 0
-            parts = [turn.step_line] if turn.step_line else []
-            header = "Current Observation:" if current else f"Observation from {ago} step(s) ago:"
-            parts.append(header)
-            parts.append(turn.long_text)
+            head = [turn.step_line] if turn.step_line else []
+            head.append(
+                "Current Observation:" if current else f"Observation from {ago} step(s) ago:"
+            )
+            parts = ["\n".join([*head, turn.long_text])]
             if current:
                 parts.append(short_text)
                 if self.config.notes and self.note and not inactive:
@@ -139,7 +140,7 @@ class AgentHistory:
                 parts.append(COMM_HEADER + "\n" + "\n".join(lines))
             if current:
                 parts.append(reminder(self.config))
-            out.append({"role": "user", "content": "\n".join(p for p in parts if p)})
+            out.append({"role": "user", "content": "\n\n".join(p for p in parts if p)})
             if not current and turn.action is not None:
                 out.append({"role": "assistant", "content": self._assistant(turn, ago == 1)})
         return out
