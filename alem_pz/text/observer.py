@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import alem_core
+from alem_core.constants import comm_base
 from alem_pz.text import view
 from alem_pz.text.actions import action_name
 from alem_pz.text.observation import (
@@ -85,10 +86,17 @@ class TextObserver:
         for i, action in enumerate(np.asarray(actions, int)):
             legal = self._masks is None or bool(self._masks[i][action])
             new = tuple(int(a) for a in np.flatnonzero(after[i] & ~before[i]))
-            name = action_name(int(action), i, self.static.player_count)
+            name = self._name(int(action), i)
             feedback.append(Feedback(name, legal, float(rewards[i]), new))
         self._feedback = feedback
         return self._observe(s, masks)
+
+    def _name(self, action: int, agent: int) -> str:
+        """Canonical name, or "Comm channel k" for the RL comm actions (not text actions)."""
+        base = comm_base(self.static.player_count)
+        if action >= base:
+            return f"Comm channel {action - base}"
+        return action_name(action, agent, self.static.player_count)
 
     def _observe(self, s, masks: np.ndarray) -> list[AgentText]:
         self._masks = np.asarray(masks)
