@@ -18,6 +18,9 @@ Command line::
 
     python -m alem_pz.evaluate --policy greedy --episodes 20 --max-steps 1000 --out greedy.json
     python -m alem_pz.evaluate --policy mypkg.agents:policy --difficulties easy,hard
+    alem-evaluate --policy text-rule --episodes 20          # the rule agent on text observations
+    alem-evaluate --policy llm --base-url URL --model NAME [--api-key-env VAR] [--config FILE] \
+        --episodes K --difficulties easy,medium --max-steps S --out DIR   (alem_pz.text.harness)
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -44,24 +48,34 @@ Policy = Callable[..., Any]
 
 
 def make_env(
-    difficulty: str, max_steps: int, static: alem_core.StaticParams | None = None, players: int = 3
+    difficulty: str,
+    max_steps: int,
+    static: alem_core.StaticParams | None = None,
+    players: int = 3,
+    obs_type: str = "symbolic",
 ) -> AlemParallelEnv:
-    """The protocol's env for one difficulty (``static`` overrides the shapes, for tests)."""
+    """The protocol's env for one difficulty (``static`` overrides the shapes, for tests;
+    ``obs_type="text"`` for language agents: same params, same world seeds)."""
     return AlemParallelEnv(
         players=players,
         difficulty=difficulty,
         max_steps=max_steps,
         params=PROTOCOL_PARAMS,
         static=static,
+        obs_type=obs_type,
     )
 
 
 def _actions(policy: Policy, env: AlemParallelEnv, obs: dict, infos: dict) -> dict[str, int]:
     if getattr(policy, "batched", False):
         agents = env.agents
-        chosen = policy(
-            np.stack([obs[a] for a in agents]), np.stack([infos[a]["action_mask"] for a in agents])
-        )
+        args = [
+            np.stack([obs[a] for a in agents]),
+            np.stack([infos[a]["action_mask"] for a in agents]),
+        ]
+        if getattr(policy, "wants_infos", False):  # text teams read infos["text"]
+            args.append([infos[a] for a in agents])
+        chosen = policy(*args)
         return {a: int(x) for a, x in zip(agents, np.asarray(chosen).reshape(-1), strict=True)}
     return {a: int(policy(obs[a], infos[a]["action_mask"])) for a in env.agents}
 
@@ -178,6 +192,7 @@ def evaluate(
     ci_seed: int = 0,
     progress: bool = True,
     policy_name: str = "custom",
+    obs_type: str = "symbolic",
 ) -> dict[str, Any]:
     """Run the protocol for ``policy`` and return the JSON-ready summary.
 
@@ -191,6 +206,7 @@ def evaluate(
         resamples / ci_seed: bootstrap draws and their fixed RNG seed.
         progress: draw a progress bar on stderr.
         policy_name: recorded in the summary.
+        obs_type: the observations the policy reads ("text" for text agents).
 
     Returns:
         ``{"protocol": {...}, "results": {difficulty: summarise(...)}}``.
@@ -206,7 +222,7 @@ def evaluate(
     bar = Progress(episodes * max_steps * len(difficulties), enabled=progress)
     results = {}
     for difficulty in difficulties:
-        env = make_env(difficulty, max_steps, static, players)
+        env = make_env(difficulty, max_steps, static, players, obs_type)
         played = []
         for i in range(episodes):
             bar.label = f"{difficulty} episode {i + 1}/{episodes}"
@@ -244,43 +260,94 @@ def _protocol(
 
 
 def load_policy(spec: str, players: int = 3, seed: int = 0) -> Policy:
-    """``"random"``, ``"greedy"`` or ``"module:function"`` (an importable policy callable)."""
+    """``"random"``, ``"greedy"``, ``"text-rule"`` (reads text observations) or
+    ``"module:function"`` (an importable policy callable)."""
     if spec == "random":
         return MaskedRandom(seed)
     if spec == "greedy":
         return GreedyCoordinator(players=players, seed=seed)
+    if spec == "text-rule":
+        from alem_pz.text.rule_agent import TextRuleTeam
+
+        return TextRuleTeam(players)
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise ValueError(f"--policy must be random, greedy or module:function, got {spec!r}")
     return getattr(importlib.import_module(module), name)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (module docstring); writes the summary JSON to ``--out``."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--policy", default="random", help="random | greedy | module:function")
+    parser.add_argument(
+        "--policy", default="random", help="random | greedy | text-rule | llm | module:function"
+    )
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--max-steps", type=int, default=10000)
     parser.add_argument("--difficulties", default=",".join(DIFFICULTIES))
-    parser.add_argument("--out", default=None, help="JSON path (default eval_<policy>.json)")
+    parser.add_argument(
+        "--out", default=None, help="JSON path (default eval_<policy>.json); a run dir for llm"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the built-in policies")
     parser.add_argument("--resamples", type=int, default=10000)
     parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    difficulties = [d.strip() for d in args.difficulties.split(",") if d.strip()]
-    policy = load_policy(args.policy, seed=args.seed)
-    summary = evaluate(
-        policy,
+    parser.add_argument("--map-size", type=int, default=None, help="square map side (tests)")
+    parser.add_argument("--num-levels", type=int, default=None, help="floors (tests)")
+    llm = parser.add_argument_group("--policy llm (alem_pz.text.harness)")
+    llm.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
+    llm.add_argument("--model", default=None)
+    llm.add_argument("--api-key-env", default=None, help="variable holding the API key")
+    llm.add_argument("--config", default=None, help="harness JSON (clients per agent, ...)")
+    return parser
+
+
+def _shapes(args: argparse.Namespace) -> alem_core.StaticParams | None:
+    if args.map_size is None and args.num_levels is None:
+        return None
+    defaults = alem_core.StaticParams()
+    size = (args.map_size, args.map_size) if args.map_size else defaults.map_size
+    return alem_core.StaticParams(map_size=size, num_levels=args.num_levels or defaults.num_levels)
+
+
+def _run_llm(args: argparse.Namespace, difficulties: list[str]) -> dict[str, Any]:
+    from alem_pz.text.harness import evaluate_llm, load_config
+
+    config = load_config(
+        args.config, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
+    )
+    return evaluate_llm(
+        config,
+        args.out or "llm_run",
         episodes=args.episodes,
         max_steps=args.max_steps,
         difficulties=difficulties,
+        static=_shapes(args),
         resamples=args.resamples,
         progress=not args.no_progress,
-        policy_name=args.policy,
     )
-    out = args.out or f"eval_{args.policy.replace(':', '_').replace('.', '_')}.json"
-    with open(out, "w") as f:
-        json.dump(summary, f, indent=1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point (module docstring); writes the summary JSON to ``--out``."""
+    args = _parser().parse_args(argv)
+    difficulties = [d.strip() for d in args.difficulties.split(",") if d.strip()]
+    if args.policy == "llm":
+        summary = _run_llm(args, difficulties)
+        out = str(Path(args.out or "llm_run") / "summary.json")
+    else:
+        summary = evaluate(
+            load_policy(args.policy, seed=args.seed),
+            episodes=args.episodes,
+            max_steps=args.max_steps,
+            difficulties=difficulties,
+            static=_shapes(args),
+            resamples=args.resamples,
+            progress=not args.no_progress,
+            policy_name=args.policy,
+            obs_type="text" if args.policy == "text-rule" else "symbolic",
+        )
+        out = args.out or f"eval_{args.policy.replace(':', '_').replace('.', '_')}.json"
+        with open(out, "w") as f:
+            json.dump(summary, f, indent=1)
     for difficulty, result in summary["results"].items():
         parts = [
             f"{k.split('/')[1]}={v['mean']:.4f} [{v['ci_low']:.4f}, {v['ci_high']:.4f}]"

@@ -9,6 +9,7 @@
 | Action mask | `infos[agent]["action_mask"]`, `np.int8` (A,); see `mask_in_obs` |
 | Observation shape | `(D,)`, D = 99·(P + 94) + P·(22 + nc) + 49 (9718 for P = 3, nc = 0) |
 | Pixel observations | `obs_type="pixels"`: `(H, W, 3)` float32 in [0, 1], 150 x 110 x 3 for P = 3 |
+| Text observations | `obs_type="text"`: `spaces.Text` strings; parts in `infos[agent]["text"]` |
 | Observation values | float32 in [low, 100], low = -max(1, handover window / 20) (below) |
 | State shape | `(P·D,)`: every agent's observation, concatenated in agent order |
 | Rewards | per agent, float (team sum when `shared_reward`); GAME.md §7.1 |
@@ -33,7 +34,8 @@ the ``alem_pz.alem_coop_v0`` functions:
 | `difficulty` | "medium" | "none", "easy", "medium", "hard" or α in [0, 1] |
 | `comm_channels` | 0 | one-hot communication channels (more actions and observations) |
 | `max_steps` | 10000 | truncation horizon (`Params.max_timesteps`); alias `max_cycles` |
-| `obs_type` | "symbolic" | or "pixels": each agent's image (GAME.md §8.2, `alem_core.pixels`) |
+| `obs_type` | "symbolic" | "pixels" (GAME.md §8.2) or "text" (TEXT_AND_EVAL.md §1) |
+| `text_config` | None | an `alem_pz.text.observation.TextConfig` (text mode only) |
 | `mask_in_obs` | False | observations become `{"observation", "action_mask"}` dicts |
 | `params` | None | dict of `alem_core.Params` overrides (use `max_steps`, not `max_timesteps`) |
 | `render_mode` | None | "rgb_array" (team frame, uint8) or "human" (a pygame window) |
@@ -71,7 +73,7 @@ NOOP = 0
 _FLOAT_METRICS = {"give_success_rate", "friendly_fire_damage"}
 OBS_HIGH = 100.0
 """Upper bound of every observation entry (raw counts are capped at 99)."""
-OBS_TYPES = ("symbolic", "pixels")
+OBS_TYPES = ("symbolic", "pixels", "text")
 DEFAULT_MAX_STEPS = 10000
 
 
@@ -122,6 +124,7 @@ class AlemParallelEnv(ParallelEnv):
         params: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
         static: alem_core.StaticParams | None = None,
+        text_config: Any = None,
     ) -> None:
         """Build the env (no compilation happens before the first ``reset``).
 
@@ -147,6 +150,9 @@ class AlemParallelEnv(ParallelEnv):
         self.mask_in_obs = bool(mask_in_obs)
         self.render_mode = render_mode
         self.max_steps = int(max_steps)
+        self.text_config = text_config
+        self._text = None  # the text observer (text mode only), built at the first reset
+        self._masks: np.ndarray | None = None
 
         self.possible_agents = [f"agent_{i}" for i in range(self.static.player_count)]
         self.agents = []
@@ -195,6 +201,10 @@ class AlemParallelEnv(ParallelEnv):
             box = spaces.Box(low, OBS_HIGH, (size,), np.float32)
             if self.obs_type == "pixels":
                 box = spaces.Box(0.0, 1.0, pixel_shape(self.static), np.float32)
+            if self.obs_type == "text":
+                from alem_pz.text.env import text_space
+
+                box = text_space()
             if not self.mask_in_obs:
                 return box
             return spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (n,), np.int8)})
@@ -253,6 +263,8 @@ class AlemParallelEnv(ParallelEnv):
         self._key, self._state, packed = core.reset(self._key, self._params_buffers)
         self.agents = self.possible_agents[:]
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
+        if self.obs_type == "text":
+            obs = self._text_observations(obs, infos)
         return obs, infos
 
     def step(self, actions: Mapping[str, Any]):
@@ -274,10 +286,18 @@ class AlemParallelEnv(ParallelEnv):
         )
         acting = self.agents
         obs, rewards, terms, truncs, infos = self._unpack(jax.device_get(packed), acting)
+        if self.obs_type == "text":
+            obs = self._text_observations(obs, infos, action_array, rewards)
         if any(terms.values()) or any(truncs.values()):  # the episode's last step
             scoring.merge_scores(infos, self._state, self.static, self.possible_agents)
         self.agents = [a for a in acting if not (terms[a] or truncs[a])]
         return obs, rewards, terms, truncs, infos
+
+    def _text_observations(self, obs, infos, actions=None, rewards=None):
+        """Text mode only: each observation becomes its text (``alem_pz.text.env``)."""
+        from alem_pz.text.env import observe
+
+        return observe(self, obs, infos, actions, rewards)
 
     def _validate(self, actions: Mapping[str, Any]) -> np.ndarray:
         """(P,) int32 actions, NOOP for departed agents; raises before anything changes."""
@@ -336,6 +356,7 @@ class AlemParallelEnv(ParallelEnv):
         if self.obs_type == "pixels":
             obs = rendering.pixel_observations(self)
         mask = packed[:, d : d + n].astype(np.int8)
+        self._masks = mask
         reward, term, trunc, alive = (packed[:, d + n + j] for j in range(4))
         metrics = packed[:, d + n + 4 :]
         observations, rewards, terms, truncs, infos = {}, {}, {}, {}, {}

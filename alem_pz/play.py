@@ -2,6 +2,7 @@
 
     python -m alem_pz.play --players 3 --humans 0,1 --ai scripted --difficulty easy
     alem-play --humans none --ai random            # watch an AI team (console script)
+    alem-play --text --seat 1                      # one seat in the terminal, as text
 
 Flow (TEXT_AND_EVAL.md §6.1): the people act in turn; the window shows the current person's own
 view (large) beside the teammates' views; each key records that person's action and passes the
@@ -342,7 +343,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--episodes", type=int, default=None)
     parser.add_argument("--record", default=None, help="save the session as a GIF (or PNG folder)")
     parser.add_argument("--keys", action="store_true", help="print the key table and exit")
+    parser.add_argument(
+        "--text", action="store_true", help="play one seat in the terminal, as text"
+    )
+    parser.add_argument("--seat", type=int, default=0, help="the seat played with --text")
     args = parser.parse_args(argv)
+    if args.text:  # the text game: the same text an LLM reads (alem_pz.text.play)
+        from alem_pz.text.play import play_text
+
+        seed = 9999 if args.seed is None else args.seed
+        play_text(args.seat, args.difficulty, seed, args.max_steps)
+        return
     if args.keys:
         print("\n".join(describe(args.players, args.comm_channels)))
         return

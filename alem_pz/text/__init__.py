@@ -1,0 +1,7 @@
+"""The language-agent track (TEXT_AND_EVAL.md §1-§5): text observations, the action parser, the
+system prompt, the rolling prompt history, a rule-based text agent, the OpenAI-compatible team
+harness and the episode viewer.
+
+Everything here reads the world through ``alem_pz.text.view`` (one accessor module over a host
+copy of the state), so the symbolic and batched hot paths pay nothing for text.
+"""
