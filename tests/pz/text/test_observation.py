@@ -69,7 +69,7 @@ def test_active_sections_and_filters():
 
 def test_darkness_hides_cells():
     state = _state()
-    light = state.world.light.at[0, 2, 4].set(0.0)
+    light = state.world.light.at[2, 4].set(0)
     state = dataclasses.replace(state, world=dataclasses.replace(state.world, light=light))
     long, _ = _text(state)
     assert "tree" not in long
@@ -90,14 +90,14 @@ def test_feedback_and_affordances():
 def test_coordination_cues_read_the_task_maps():
     state = _state()
     world = state.world
-    coord = world.coord.at[0, 6, 8].set(2).at[0, 2, 4].set(-7)
+    coord = world.coord.at[6, 8].set(2).at[2, 4].set(-7)
     state = dataclasses.replace(state, world=dataclasses.replace(world, coord=coord))
     long, _ = _text(state)
     assert "Coordination:" in long
     assert "- stone 3 steps east (x=8, y=6): needs 2 agents to select Do on it at once" in long
     assert "another agent completes it within 7 steps" in long
     state = dataclasses.replace(
-        state, world=dataclasses.replace(state.world, coord=coord.at[0, 6, 8].set(3))
+        state, world=dataclasses.replace(state.world, coord=coord.at[6, 8].set(3))
     )
     assert "needs 3 agents" in _text(state)[0]  # the value, not the wording, changes
 
