@@ -25,7 +25,7 @@ from alem_core.state import (
     World,
     zeros_entities,
 )
-from alem_core.tables import STARTING
+from alem_core.survival_tables import STARTING
 
 
 def spawn_positions(static: StaticParams) -> jax.Array:

@@ -17,7 +17,7 @@ from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
 from alem_core.state import Players, State
-from alem_core.tables import GOD_MODE_MIN_HEALTH, INTRINSICS
+from alem_core.survival_tables import GOD_MODE_MIN_HEALTH, INTRINSICS
 
 BOSS_FLOOR = 8
 R = INTRINSICS
