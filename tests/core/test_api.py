@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core.rollout import compiled, random_legal_actions, random_rollout
+import alem_core.api
+from alem_core.rollout import compiled, random_rollout
+from alem_core.testing import check_core_api
 
 from .conftest import SMALL
 
@@ -49,48 +51,21 @@ def test_obs_sizes_match_spec():
     assert alem_core.StaticParams(player_count=3, num_comm_channels=4).num_actions == 60
 
 
-def test_jit_matches_eager_for_a_few_steps(fns):
-    reset, step = fns
-    key = jax.random.key(3)
-    obs_j, state_j = reset(key, PARAMS)
-    with jax.disable_jit():
-        obs_e, state_e = alem_core.reset(key, PARAMS, SMALL)
-    _leaves_equal((obs_j, state_j), (obs_e, state_e))
-    for t in range(2):
-        k_act, k_step = jax.random.split(jax.random.fold_in(key, t))
-        actions = random_legal_actions(k_act, alem_core.action_mask(state_j, PARAMS, SMALL))
-        out_j = step(k_step, state_j, actions, PARAMS)
-        with jax.disable_jit():
-            out_e = alem_core.step(k_step, state_e, actions, PARAMS, SMALL)
-        _leaves_equal(out_j, out_e)
-        state_j, state_e = out_j[1], out_e[1]
+def test_core_api_checker_passes_on_the_small_world():
+    """jit == eager == vmap, one trace of step, stable and finite leaves, arrays match spaces."""
+    check_core_api(SMALL, PARAMS, steps=12)
 
 
-def test_vmap_matches_single_worlds(fns):
-    reset, step = fns
-    keys = jax.random.split(jax.random.key(5), 2)
-    batched_reset = jax.jit(jax.vmap(lambda k: reset(k, PARAMS)))
-    obs_b, states_b = batched_reset(keys)
-    actions = jnp.ones((2, SMALL.player_count), jnp.int32) * alem_core.Action.DO
-    step_keys = jax.random.split(jax.random.key(6), 2)
-    batched_step = jax.jit(jax.vmap(lambda k, s, a: step(k, s, a, PARAMS)))
-    out_b = batched_step(step_keys, states_b, actions)
-    for i in range(2):
-        obs_i, state_i = reset(keys[i], PARAMS)
-        _leaves_equal((obs_i, state_i), jax.tree.map(lambda x, i=i: x[i], (obs_b, states_b)))
-        out_i = step(step_keys[i], state_i, actions[i], PARAMS)
-        _leaves_equal(out_i, jax.tree.map(lambda x, i=i: x[i], out_b))
+def test_core_api_checker_catches_a_broken_step(monkeypatch):
+    real_step = alem_core.api.step
 
+    def leaky_step(key, state, actions, params, static):
+        obs, state, *rest = real_step(key, state, actions, params, static)
+        return (obs, state.replace(alpha=state.alpha * jnp.nan), *rest)  # a NaN leaks in
 
-def test_step_does_not_retrace(fns):
-    reset, step = fns
-    _, state = reset(jax.random.key(0), PARAMS)
-    step(jax.random.key(1), state, jnp.zeros(3, jnp.int32), PARAMS)
-    size = step._cache_size()
-    hard = alem_core.make_params("hard", shared_reward=False)
-    for t in range(3):
-        _, state, *_ = step(jax.random.key(t), state, jnp.full(3, t, jnp.int32), hard)
-    assert step._cache_size() == size
+    monkeypatch.setattr(alem_core.api, "step", leaky_step)
+    with pytest.raises(AssertionError):
+        check_core_api(SMALL, PARAMS, steps=2)
 
 
 def test_same_key_same_episode_for_many_steps():
