@@ -17,7 +17,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core import tables
-from alem_core.constants import Item
 from alem_core.initial import potion_permutation, spawn_positions
 from alem_core.params import Params, StaticParams
 from alem_core.state import World
@@ -105,13 +104,21 @@ def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Flo
         _in_floor_order([m[i] for m in made if m is not None], kinds, static.num_levels)
         for i in range(4)
     )
-    spawn = spawn_positions(static)
-    reserved = (item != Item.NONE).at[:, spawn[:, 0], spawn[:, 1]].set(True)
     block, coord, soft = coordination_layers(
-        keys["coordination"], block, params, static, keys["sites"], reserved
+        keys["coordination"], block, params, static, keys["sites"], _arrival_cells(cells, static)
     )
     ladders = cells.reshape(static.num_levels, 2, static.player_count, 2)
     return Floors(block, item, light, coord, soft, ladders)
+
+
+def _arrival_cells(cells: jax.Array, static: StaticParams) -> jax.Array:
+    """(L, H, W) bool: every floor's ladder cells (marked or not) and the spawn cells."""
+    levels = static.num_levels
+    spawn = jnp.broadcast_to(spawn_positions(static), (levels, static.player_count, 2))
+    points = jnp.concatenate([cells, spawn], axis=1)
+    floor = jnp.broadcast_to(jnp.arange(levels)[:, None], points.shape[:2])
+    reserved = jnp.zeros((levels, *static.map_size), bool)
+    return reserved.at[floor, points[..., 0], points[..., 1]].set(True)
 
 
 def generate_world(key: jax.Array, params: Params, static: StaticParams) -> World:

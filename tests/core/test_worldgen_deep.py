@@ -1,0 +1,448 @@
+"""Floors 1-8 at reset (GAME.md §1.4-§1.7, §6.1-§6.3): statistics over 20 seeds and exact rules.
+
+The 20 full worlds (48 x 48, nine floors, P = 3, "medium" so that tasks and sites exist) come
+from one jitted, vmapped compile shared by the module; generating 20 seeds instead of 3 costs
+well under a second once compiled, so the census runs in the default suite.
+
+Every band is derived in a comment from the spec's rules and numbers. Shares that the spec fixes
+per cell (ore chances, moss, rare path, graves) are checked as binomials pooled over the 20
+worlds, within 4.5 standard deviations; counts with a spatial spread (terrain) get wider bands.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from alem_core.constants import Block, Item
+from alem_core.initial import spawn_positions
+from alem_core.params import StaticParams, make_params
+from alem_core.tables import COORD_ELIGIBLE
+from alem_core.worldgen import generate_floors, generate_world, split_reset_key
+from alem_core.worldgen.dungeon import DUNGEON_FLOORS, ROOM_LAYOUT, axis_geometry, room_layout
+from alem_core.worldgen.smooth import spawn_distance
+
+B = Block
+STATIC = StaticParams()  # 48 x 48, 9 floors, P = 3
+PARAMS = make_params("medium").as_arrays()
+P = STATIC.player_count
+N_SEEDS = 20
+ROOM_FLOORS = DUNGEON_FLOORS  # 1, 3, 4
+LIT = (0, 1, 3, 4, 6)
+DARK = (2, 5, 7, 8)
+STONE_LIKE = (B.STONE, B.COAL, B.IRON, B.DIAMOND, B.SAPPHIRE, B.RUBY)
+CLOSED = (B.WALL, B.WALL_MOSS, B.DARKNESS)  # dungeon cells no corridor or room opened
+
+
+@pytest.fixture(scope="module")
+def keys() -> jax.Array:
+    return jax.random.split(jax.random.key(77), N_SEEDS)
+
+
+@pytest.fixture(scope="module")
+def floors(keys):
+    """20 full worlds' floor maps and ladder cells, from one compile, as numpy."""
+    generate = jax.jit(jax.vmap(generate_floors, in_axes=(0, None, None)), static_argnums=2)
+    return jax.tree.map(np.asarray, generate(keys, PARAMS, STATIC))
+
+
+def count(a: np.ndarray, blocks) -> np.ndarray:
+    """Per-world count of cells holding any of ``blocks``; ``a`` is (N, H, W)."""
+    return np.isin(a, blocks).sum(axis=(1, 2))
+
+
+def binomial_ok(hits: int, trials: int, p: float, sds: float = 4.5) -> bool:
+    sd = np.sqrt(max(trials * p * (1 - p), 1e-9))
+    return abs(hits - trials * p) <= sds * sd
+
+
+# --- which blocks each floor may hold ------------------------------------------------------------
+
+ALLOWED = {
+    # Mines: coast and default are PATH, mountain, path streaks and caves STONE, trees are
+    # stalagmites, five ores, lava pockets; sites on PATH (floors 2 and 5).
+    2: {B.PATH, B.WATER, B.STALAGMITE, B.LAVA, B.CONSTRUCTION_SITE, *STONE_LIKE},
+    5: {B.PATH, B.WATER, B.STALAGMITE, B.LAVA, B.CONSTRUCTION_SITE, *STONE_LIKE},
+    # Fire: the sea is lava, no iron/diamond/sapphire (chance 0). The sand threshold 0.6 lies above
+    # the sea threshold 0.5, so every cell over 0.6 is already sea: no coast sand at all.
+    6: {B.FIRE_GRASS, B.LAVA, B.STONE, B.FIRE_TREE, B.COAL, B.RUBY},
+    # Ice: no coal/iron/ruby (chance 0), the "lava" pockets are water, no GRASS/PATH so no sites.
+    7: {B.ICE_GRASS, B.WATER, B.STONE, B.ICE_SHRUB, B.DIAMOND, B.SAPPHIRE},
+    # Graveyard: walls, moss on walls, three grave kinds, one necromancer per player.
+    8: {B.PATH, B.WALL, B.WALL_MOSS, B.GRAVE, B.GRAVE2, B.GRAVE3, B.NECROMANCER},
+    # Dungeons: rooms, corridors and their furniture (GAME.md §1.6 table).
+    1: {B.PATH, B.WALL, B.WALL_MOSS, B.DARKNESS, B.CHEST, B.FOUNTAIN},
+    3: {B.PATH, B.WALL, B.WALL_MOSS, B.DARKNESS, B.CHEST, B.WATER, B.ENCHANTMENT_TABLE_ICE},
+    4: {B.PATH, B.WALL, B.WALL_MOSS, B.DARKNESS, B.CHEST, B.FOUNTAIN, B.ENCHANTMENT_TABLE_FIRE},
+}
+
+
+@pytest.mark.parametrize("floor", sorted(ALLOWED))
+def test_each_floor_holds_only_its_blocks(floors, floor):
+    present = set(np.unique(floors.block[:, floor]).tolist())
+    assert present <= {int(b) for b in ALLOWED[floor]}, sorted(present - set(ALLOWED[floor]))
+
+
+def test_floor_signatures(floors):
+    block = floors.block
+    assert (count(block[:, 3], [B.ENCHANTMENT_TABLE_ICE]) == 1).all()
+    assert (count(block[:, 4], [B.ENCHANTMENT_TABLE_FIRE]) == 1).all()
+    assert (count(block[:, 6], [B.FIRE_GRASS]) > 0).all()
+    assert (count(block[:, 7], [B.ICE_GRASS]) > 0).all()
+    assert (count(block[:, 2], [B.STALAGMITE]) > 0).all()
+    for floor in (1, 3, 4):
+        assert (count(block[:, floor], [B.DARKNESS]) > 0).all()
+
+
+# --- light ---------------------------------------------------------------------------------------
+
+
+def test_light_on_lit_and_dark_floors(floors):
+    light = floors.light
+    for floor in LIT:
+        assert (light[:, floor] == 1.0).all(), floor
+    for floor in DARK:
+        assert light[:, floor].min() == 0.0, floor
+        # Every ladder cell sits at the peak of its torch-shaped patch.
+        cells = floors.ladders[:, floor].reshape(N_SEEDS, -1, 2)
+        lit = np.take_along_axis(
+            light[:, floor].reshape(N_SEEDS, -1), cells[..., 0] * 48 + cells[..., 1], axis=1
+        )
+        assert (lit == 1.0).all(), floor
+    # Away from ladders (Chebyshev distance > 4) and lava (> 1), dark floors stay at 0.
+    for floor in DARK:
+        for i in range(N_SEEDS):
+            near = np.zeros(STATIC.map_size, bool)
+            for r, c in floors.ladders[i, floor].reshape(-1, 2):
+                near[max(r - 4, 0) : r + 5, max(c - 4, 0) : c + 5] = True
+            lava = ndimage.binary_dilation(
+                floors.block[i, floor] == B.LAVA, structure=np.ones((3, 3))
+            )
+            assert (floors.light[i, floor][~near & ~lava] == 0).all(), (floor, i)
+
+
+# --- ladders (GAME.md §1.7) ----------------------------------------------------------------------
+
+LADDER_TILE = {0: B.PATH, 1: B.PATH, 2: B.PATH, 3: B.PATH, 4: B.PATH, 5: B.PATH}
+LADDER_TILE |= {6: B.FIRE_GRASS, 7: B.ICE_GRASS, 8: B.PATH}
+MARKED = {f: (True, f > 0) for f in range(8)} | {8: (False, False)}
+"""(down items written, up items written) per floor: the biome table, and both on dungeons."""
+
+
+def _run_of_p(cells: np.ndarray) -> bool:
+    """P cells on one row at columns c, c+2, ..., in player order."""
+    return bool((cells[:, 0] == cells[0, 0]).all() and (np.diff(cells[:, 1]) == 2).all())
+
+
+@pytest.mark.parametrize("floor", range(9))
+def test_ladders(floors, floor):
+    down_marked, up_marked = MARKED[floor]
+    for i in range(N_SEEDS):
+        item, block = floors.item[i, floor], floors.block[i, floor]
+        down, up = floors.ladders[i, floor]
+        assert _run_of_p(down) and _run_of_p(up), f"seed {i}"
+        assert not {tuple(c) for c in down} & {tuple(c) for c in up}, f"seed {i}"
+        for cells, marked, kind in (
+            (down, down_marked, Item.LADDER_DOWN),
+            (up, up_marked, Item.LADDER_UP),
+        ):
+            assert (block[cells[:, 0], cells[:, 1]] == LADDER_TILE[floor]).all(), f"seed {i}"
+            expected = cells if marked else np.zeros((0, 2), int)
+            found = np.argwhere(item == kind)
+            np.testing.assert_array_equal(found, expected[np.lexsort(expected.T[::-1])])
+
+
+def test_necromancers_on_the_boss_floor(floors):
+    spawn = np.asarray(spawn_positions(STATIC))
+    boss = floors.block[:, 8]
+    assert (count(boss, [B.NECROMANCER]) == P).all()
+    assert (boss[:, spawn[:, 0], spawn[:, 1]] == B.NECROMANCER).all()
+    # The team arrives on the unmarked up cells: none of them is a necromancer (they are PATH).
+    assert not (floors.ladders[:, 8, 1] == spawn[None]).all(axis=-1).any()
+
+
+# --- construction sites and coordination maps (GAME.md §6.1, §6.3) -------------------------------
+
+
+def test_sites_per_floor(floors):
+    # "medium": 8 sites on floor 0, 4 on floors 2 and 5, none elsewhere; floor 7 would get 4 but
+    # has no GRASS or PATH tile. Floors 0, 2, 5 always have far more candidates than sites.
+    expected = np.array([8, 0, 4, 0, 0, 4, 0, 0, 0])
+    sites = (floors.block == B.CONSTRUCTION_SITE).sum(axis=(2, 3))
+    np.testing.assert_array_equal(sites, np.broadcast_to(expected, sites.shape))
+    on_site = floors.block == B.CONSTRUCTION_SITE
+    assert (floors.coord[on_site] != 0).all()
+    assert (floors.item[on_site] == Item.NONE).all()  # never on a ladder
+    rows, cols = np.nonzero(on_site.any(axis=(0, 1)))
+    assert rows.min() >= 5 and cols.min() >= 5 and rows.max() <= 42 and cols.max() <= 42
+
+
+def test_mining_tasks_on_every_floor(floors):
+    # Only eligible blocks carry tasks (plus sites); dungeons and the graveyard have none. On the
+    # noise floors a quarter of the eligible cells are tasked (medium: probability 0.25).
+    eligible = COORD_ELIGIBLE[floors.block]
+    tasked = floors.coord != 0
+    assert not (tasked & ~eligible & (floors.block != B.CONSTRUCTION_SITE)).any()
+    for floor in (1, 3, 4, 8):
+        assert not tasked[:, floor].any(), floor
+    for floor in (2, 5, 6, 7):
+        n = int(eligible[:, floor].sum())
+        assert binomial_ok(int((tasked & eligible)[:, floor].sum()), n, 0.25), floor
+
+
+# --- noise floors: census bands ------------------------------------------------------------------
+
+# Ore passes run in order on their requirement block, so (GAME.md §1.5 table) the share of ore k
+# among the requirement-like cells is chance_k x prod_{j<k} (1 - chance_j); lava, sites and
+# ladders replace cells whatever their ore, so the shares are unbiased.
+ORE_SHARES = {
+    2: {B.COAL: 0.04, B.IRON: 0.02 * 0.96, B.DIAMOND: 0.005 * 0.96 * 0.98},
+    5: {B.COAL: 0.04, B.IRON: 0.03 * 0.96, B.DIAMOND: 0.01 * 0.96 * 0.97},
+    6: {B.COAL: 0.05, B.RUBY: 0.025 * 0.95},
+    7: {B.DIAMOND: 0.005, B.SAPPHIRE: 0.02 * 0.995},
+}
+
+
+@pytest.mark.parametrize("floor", sorted(ORE_SHARES))
+def test_ore_shares(floors, floor):
+    block = floors.block[:, floor]
+    trials = int(np.isin(block, STONE_LIKE).sum())
+    for ore, share in ORE_SHARES[floor].items():
+        hits = int((block == ore).sum())
+        assert binomial_ok(hits, trials, share), (ore.name, hits, trials * share)
+    # Pass 4 and 5 on the mines: 0.25 % (gnomish) or 1 % (troll) of what is left.
+    if floor in (2, 5):
+        assert (block == B.SAPPHIRE).sum() + (block == B.RUBY).sum() > 0
+
+
+# Trees: a cell of the requirement block becomes a tree when the tree noise (12 x 12 lattice)
+# exceeds 0.5, about half the map by the symmetry of Perlin noise, and a uniform exceeds the
+# uniform threshold: 0.5 x 0.2 = 0.10 (threshold 0.8), 0.5 x 0.6 = 0.30 on ice (0.4). The noise
+# half varies by about 0.05 per world, so the pooled share of 20 worlds sits within ±0.03 (±0.06
+# on ice) of its expectation with a wide margin.
+TREE_SHARES = {
+    2: (B.STALAGMITE, B.PATH, 0.07, 0.13),
+    5: (B.STALAGMITE, B.PATH, 0.07, 0.13),
+    6: (B.FIRE_TREE, B.FIRE_GRASS, 0.07, 0.13),
+    7: (B.ICE_SHRUB, B.ICE_GRASS, 0.24, 0.36),
+}
+
+
+@pytest.mark.parametrize("floor", sorted(TREE_SHARES))
+def test_tree_shares(floors, floor):
+    tree, ground, low, high = TREE_SHARES[floor]
+    block = floors.block[:, floor]
+    share = (block == tree).sum() / np.isin(block, [tree, ground]).sum()
+    assert low <= share <= high, share
+
+
+def test_graveyard_shares(floors):
+    boss = floors.block[:, 8]
+    # Graves: the perlin threshold -1 lets every PATH cell through, so exactly a uniform > 0.95:
+    # 5 % of the PATH cells before the passes (PATH now, graves, necromancers).
+    graves = np.isin(boss, [B.GRAVE, B.GRAVE2, B.GRAVE3])
+    ground = int((graves | np.isin(boss, [B.PATH, B.NECROMANCER])).sum())
+    assert binomial_ok(int(graves.sum()), ground, 0.05)
+    # Pass 2 turns a third of the graves into GRAVE2, pass 3 half of the rest into GRAVE3.
+    n = int(graves.sum())
+    assert binomial_ok(int((boss == B.GRAVE2).sum()), n, 0.333)
+    assert binomial_ok(int((boss == B.GRAVE3).sum()), n, 0.667 * 0.5)
+    # Pass 1 turns 10 % of the walls into moss, but the later lava pockets (mountain > 0.85 and
+    # tree noise > 0.7; the graveyard's "lava" is WALL) wall over moss and wall alike. Beyond
+    # distance 18 from the spawn every cell has mountain > 0.85 (strength 10), so the pockets
+    # cover the tree-noise share above 0.7, about 15 % (12 x 12 lattice, ±0.03 per world) of the
+    # walls: moss ≈ 0.10 x 0.85 = 0.085 of them.
+    walls = np.isin(boss, [B.WALL, B.WALL_MOSS]).sum()
+    assert 0.075 <= (boss == B.WALL_MOSS).sum() / walls <= 0.095
+
+
+def test_spawn_proximity_on_deep_noise_floors(floors):
+    # mountain = noise + 0.05 + min(d / strength, max) - 1 with noise <= 1 exceeds 0.7 only for
+    # d > 0.65 x strength: no rock within 11 cells on the mines and the ice (strength 17) or
+    # within 6.5 on the graveyard (strength 10). Lava pockets need mountain > 0.85, so none either.
+    dist = np.asarray(spawn_distance(STATIC))
+    rock = (*STONE_LIKE, B.LAVA)
+    for floor, radius, blocks in (
+        (2, 11, rock),
+        (5, 11, rock),
+        (7, 11, STONE_LIKE),
+        (8, 6.5, (B.WALL, B.WALL_MOSS)),
+    ):
+        assert not np.isin(floors.block[:, floor][:, dist <= radius], blocks).any(), floor
+    # Far out (d > 26) the term is capped at 1.5 on the mines: rock wherever noise > 0.15, i.e.
+    # about 94 % of the cells (P(noise < 0.15) ≈ P(noise > 0.85) ≈ 6 % for a 3 x 3 lattice).
+    for floor in (2, 5):
+        far = floors.block[:, floor][:, dist > 26]
+        assert np.isin(far, rock).mean() > 0.85, floor
+
+
+def test_fire_sea_is_lava(floors):
+    # Sea where the water noise exceeds 0.5 (about half the far cells), less the mountains
+    # (noise > 0.65, about 26 %) painted over it: about 0.5 x 0.74 ≈ 37 % lava. The 3 x 3 fields
+    # hold only a few blobs (per-world sd ≈ 0.12), so the 20-world mean gets ±0.12.
+    dist = np.asarray(spawn_distance(STATIC))
+    fire = floors.block[:, 6][:, dist > 6]
+    assert 0.25 <= (fire == B.LAVA).mean() <= 0.50
+
+
+# --- dungeons: census ----------------------------------------------------------------------------
+
+# Chests: 8 rooms x P = 24 chests, less (per floor, expectations): two chests of a room on one
+# cell, 3 x E[1 / interior area] = 3 x (mean of 1/3 .. 1/7)^2 ≈ 0.155 per room → 1.2; the
+# fountain (p 0.5) on a chest ≈ 0.5 x 3 x 0.052 per room → 0.6; chests past the map edge (a room in
+# the last chunk row or column with a large offset) ≈ 0.2; the special block on a chest ≈ 0.15.
+# So ≈ 21.9 per floor (the spec's "≈ 22-24"), per-floor sd ≈ 1.3, standard error of 20 ≈ 0.3.
+CHEST_BAND = (20.6, 23.2)
+# Torches: 4 per room = 32, less the corners past the map edge: a room in the last chunk row
+# loses its bottom corners when offset + height >= 17 (6 of the 55 (offset, height) pairs), and
+# 8/3 rooms lie in the last row (and as many in the last column): 32 - 2 x 8/3 x 2 x 6/55 ≈ 30.8.
+TORCH_BAND = (30.0, 31.6)
+# Fountains: each room w.p. 0.5 → 4 per floor (sd 1.4, se 0.32); floors 1 and 4 (on floor 3
+# they are water).
+FOUNTAIN_BAND = (2.6, 5.4)
+# Open cells: 8 rooms of E[h] E[w] = 49 cells ≈ 390, less overlaps and clipping (≈ 20), plus 8
+# L-shaped corridors of about 2 x 16 x 0.9 + 5 ≈ 34 cells, a third of them inside rooms or
+# earlier corridors → ≈ 180: ≈ 550 ± 60 per world; the 20-world mean within ±90.
+OPEN_BAND = (460, 640)
+
+
+@pytest.mark.parametrize("floor", ROOM_FLOORS)
+def test_dungeon_census(floors, floor):
+    block, item = floors.block[:, floor], floors.item[:, floor]
+    chests = count(block, [B.CHEST]).mean()
+    assert CHEST_BAND[0] <= chests <= CHEST_BAND[1], chests
+    torches = (item == Item.TORCH).sum(axis=(1, 2)).mean()
+    assert TORCH_BAND[0] <= torches <= TORCH_BAND[1], torches
+    if floor != 3:
+        fountains = count(block, [B.FOUNTAIN]).mean()
+        assert FOUNTAIN_BAND[0] <= fountains <= FOUNTAIN_BAND[1], fountains
+    opened = (~np.isin(block, CLOSED)).sum(axis=(1, 2)).mean()
+    assert OPEN_BAND[0] <= opened <= OPEN_BAND[1], opened
+    # 10 % of the walls next to open space are moss.
+    walls = int(np.isin(block, [B.WALL, B.WALL_MOSS]).sum())
+    assert binomial_ok(int((block == B.WALL_MOSS).sum()), walls, 0.10)
+
+
+def test_sewer_puddles_are_a_tenth_of_the_plain_path(floors):
+    # Rare path: 10 % of the PATH cells without an item turn to WATER. The other water is the
+    # fountains (4 per world expected, sd 1.4), taken off at their mean.
+    block, item = floors.block[:, 3], floors.item[:, 3]
+    puddles = int((block == B.WATER).sum()) - 4 * N_SEEDS
+    plain = int(((block == B.PATH) & (item != Item.TORCH)).sum())
+    assert binomial_ok(puddles, plain + puddles, 0.10)
+
+
+def test_darkness_is_exactly_the_cells_away_from_open_space(floors):
+    for floor in ROOM_FLOORS:
+        block = floors.block[:, floor]
+        opened = np.pad(~np.isin(block, CLOSED), ((0, 0), (1, 1), (1, 1)))
+        near = (
+            opened[:, :-2, 1:-1] | opened[:, 2:, 1:-1] | opened[:, 1:-1, :-2] | opened[:, 1:-1, 2:]
+        )
+        walls = np.isin(block, [B.WALL, B.WALL_MOSS])
+        assert (near[walls]).all(), floor  # every wall borders open space
+        assert not near[block == B.DARKNESS].any(), floor
+
+
+# --- dungeons: the rooms themselves --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def layouts(keys):
+    """(corners, sizes, sinks) of the three dungeons of every world, (N, 3, ...)."""
+
+    def per_world(key):
+        room_keys = jax.random.split(split_reset_key(key)["room_floors"], len(ROOM_FLOORS))
+        return jax.vmap(lambda k: room_layout(k, STATIC))(room_keys)
+
+    return jax.tree.map(np.asarray, jax.jit(jax.vmap(per_world))(keys))
+
+
+def test_rooms_lie_in_distinct_chunks(layouts):
+    corners, sizes, _ = layouts
+    geometry = axis_geometry(48)
+    assert (geometry.chunk, geometry.min_size, geometry.max_size, geometry.max_offset) == (
+        16,
+        5,
+        9,
+        10,
+    )
+    chunk = corners // 16
+    offset = corners - chunk * 16
+    assert (offset >= 0).all() and (offset <= 10).all()
+    assert ((sizes >= 5) & (sizes <= 9)).all()
+    ids = chunk[..., 0] * 3 + chunk[..., 1]
+    assert all(len(set(row)) == ROOM_LAYOUT.rooms for row in ids.reshape(-1, ROOM_LAYOUT.rooms))
+    # All sizes and offsets occur (uniform draws over the whole ranges).
+    assert set(sizes.ravel()) == set(range(5, 10)) and set(offset.ravel()) == set(range(11))
+
+
+def test_rooms_are_open_with_torches_at_their_corners(floors, layouts):
+    corners, sizes, _ = layouts
+    for i in range(N_SEEDS):
+        for k, floor in enumerate(ROOM_FLOORS):
+            block, item = floors.block[i, floor], floors.item[i, floor]
+            for (r, c), (h, w) in zip(corners[i, k], sizes[i, k], strict=True):
+                room = block[r : r + h, c : c + w]
+                assert not np.isin(room, CLOSED).any(), (i, floor)
+                for rr, cc in ((r, c), (r, c + w - 1), (r + h - 1, c), (r + h - 1, c + w - 1)):
+                    if rr < 48 and cc < 48:
+                        assert item[rr, cc] == Item.TORCH, (i, floor)
+            # Chests lie in room interiors (rooms may overlap, so in some room's interior).
+            interior = np.zeros(STATIC.map_size, bool)
+            for (r, c), (h, w) in zip(corners[i, k], sizes[i, k], strict=True):
+                interior[r + 1 : r + h - 1, c + 1 : c + w - 1] = True
+            assert interior[block == B.CHEST].all(), (i, floor)
+            if floor in (3, 4):
+                r, c = corners[i, k, 0] + 2
+                assert block[r, c] in (B.ENCHANTMENT_TABLE_ICE, B.ENCHANTMENT_TABLE_FIRE)
+
+
+def test_corridors_connect_every_room(floors, layouts):
+    # Flood fill over the opened cells (anything but wall, moss, darkness) from room 7's corner.
+    corners = layouts[0]
+    for i in range(N_SEEDS):
+        for k, floor in enumerate(ROOM_FLOORS):
+            labels, _ = ndimage.label(~np.isin(floors.block[i, floor], CLOSED))
+            reach = labels[tuple(corners[i, k, ROOM_LAYOUT.rooms - 1])]
+            assert reach > 0
+            assert (labels[corners[i, k, :, 0], corners[i, k, :, 1]] == reach).all(), (i, floor)
+
+
+def test_corridor_sinks_come_from_the_connected_set(layouts):
+    # Room i joins a room of {last room, 0, ..., i - 1}; each choice of that set occurs.
+    sinks = layouts[2].reshape(-1, ROOM_LAYOUT.rooms)
+    last = ROOM_LAYOUT.rooms - 1
+    for i in range(ROOM_LAYOUT.rooms):
+        allowed = {last, *range(i)}
+        assert set(sinks[:, i]) <= allowed
+        assert set(sinks[:, i]) == allowed  # 60 draws over at most 8 choices
+
+
+# --- other sizes and level counts ----------------------------------------------------------------
+
+
+def test_small_full_world_and_prefix_of_levels():
+    # A 16 x 16 map scales the dungeon chunks to 5 cells (3 x 3 rooms at offsets 0-3). Every floor
+    # still has its ladders; a 2-floor world is the first two floors of the 9-floor one.
+    small = StaticParams(map_size=(16, 16), num_levels=9, player_count=P)
+    two = StaticParams(map_size=(16, 16), num_levels=2, player_count=P)
+    geometry = axis_geometry(16)
+    assert (geometry.chunk, geometry.min_size, geometry.max_size, geometry.max_offset) == (
+        5,
+        3,
+        3,
+        3,
+    )
+    generate = jax.jit(generate_world, static_argnums=2)
+    key = jax.random.key(3)
+    full = jax.tree.map(np.asarray, generate(key, PARAMS, small))
+    prefix = jax.tree.map(np.asarray, generate(key, PARAMS, two))
+    np.testing.assert_array_equal(prefix.block[:2], full.block[:2])
+    np.testing.assert_array_equal(prefix.item[:2], full.item[:2])
+    assert (full.block[1] == B.CHEST).sum() >= 1
+    for floor in range(1, 8):
+        for kind in (Item.LADDER_DOWN, Item.LADDER_UP):
+            assert (full.item[floor] == kind).sum() == P, (floor, kind)
