@@ -8,10 +8,12 @@ compile. Rooms are rasterised as (rooms, H, W) masks and corridors as unions of 
 segments: no Python loop over cells or rooms.
 
 Other map sizes: the map is always a 3 x 3 grid of chunks of ``rows // 3`` x ``cols // 3``
-cells (any remainder stays outside every chunk, i.e. wall). Room sizes and corner offsets are
-the spec's numbers for a 16-cell chunk scaled per axis by ``chunk / 16`` (rounded half up;
-rooms at least 3 cells so that they keep an interior). A 48 x 48 map gives the spec's numbers
-exactly; a 16 x 16 map gives 5 x 5 chunks with 3 x 3 rooms at offsets 0-3.
+cells (any remainder stays outside every chunk, i.e. wall). The largest room size and the corner
+offsets are the spec's numbers for a 16-cell chunk scaled per axis by ``chunk / 16`` (rounded half
+up); the smallest room size stays the spec's 5 unless the chunk is smaller, so that a room still
+holds a row of 5 PATH cells for the ladders of 3 players. A 48 x 48 map gives the spec's numbers
+exactly; a 16 x 16 map gives 5-cell chunks with 5 x 5 rooms at offsets 0-3 (rooms may reach into
+the next chunk, as they do on 48 x 48).
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ class RoomLayout:
         min_size / max_size: room height and width, each uniform in this inclusive range.
         max_offset: room corner = chunk corner + uniform offset in [0, max_offset] per axis.
         special_offset: the special block sits at room 0's corner + this, per axis (step 5).
-        min_room: smallest room side on scaled-down maps (a border ring plus an interior).
     """
 
     chunk_grid: int = 3
@@ -50,7 +51,6 @@ class RoomLayout:
     max_size: int = 9
     max_offset: int = 10
     special_offset: int = 2
-    min_room: int = 3
 
 
 ROOM_LAYOUT = RoomLayout()
@@ -135,10 +135,14 @@ def _round_half_up(x: float) -> int:
 
 
 def axis_geometry(side: int, layout: RoomLayout = ROOM_LAYOUT) -> AxisGeometry:
-    """Scale the layout's numbers to a map axis of ``side`` cells (exact for 48)."""
+    """Scale the layout's numbers to a map axis of ``side`` cells (exact for 48).
+
+    ``StaticParams`` keeps maps at least 12 cells a side, so chunks have at least 4 cells and
+    rooms keep an interior.
+    """
     chunk = side // layout.chunk_grid
     scale = chunk / layout.reference_chunk
-    min_size = max(layout.min_room, _round_half_up(layout.min_size * scale))
+    min_size = min(layout.min_size, chunk)
     max_size = max(min_size, _round_half_up(layout.max_size * scale))
     return AxisGeometry(chunk, min_size, max_size, _round_half_up(layout.max_offset * scale))
 

@@ -425,10 +425,10 @@ def test_corridor_sinks_come_from_the_connected_set(layouts):
 
 
 def test_small_full_world():
-    # A 16 x 16 map scales the dungeon chunks to 5 cells (3 x 3 rooms at offsets 0-3); every floor
-    # still has its ladders (on the fallback run where no run of 2P - 1 tiles exists).
+    # A 16 x 16 map scales the dungeon chunks to 5 cells (5 x 5 rooms at offsets 0-3); every floor
+    # has its ladders, on the floor's ladder tile (a 5 x 5 room holds a run of 2P - 1 PATH cells).
     geometry = axis_geometry(16)
-    assert dataclasses.astuple(geometry) == (5, 3, 3, 3)  # chunk, sizes 3-3, offsets 0-3
+    assert dataclasses.astuple(geometry) == (5, 5, 5, 3)  # chunk, sizes 5-5, offsets 0-3
     small = StaticParams(map_size=(16, 16), num_levels=9, player_count=P)
     world = jax.tree.map(np.asarray, jax.jit(generate_world, static_argnums=2)(KEY, PARAMS, small))
     assert (world.block[1] == B.CHEST).sum() >= 1
@@ -437,6 +437,10 @@ def test_small_full_world():
         down, up = MARKED[floor]
         assert (world.item[floor] == Item.LADDER_DOWN).sum() == P * down, floor
         assert (world.item[floor] == Item.LADDER_UP).sum() == P * up, floor
+    for floor in ROOM_FLOORS:  # not the fallback (lone cells in the dark): next to open space
+        opened = np.pad(~np.isin(world.block[floor], CLOSED), 1)
+        for r, c in np.argwhere(world.item[floor] >= Item.LADDER_DOWN) + 1:
+            assert opened[r - 1, c] | opened[r + 1, c] | opened[r, c - 1] | opened[r, c + 1]
 
 
 @pytest.mark.slow
