@@ -10,6 +10,7 @@ each from the same key it gets in the full world.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -62,7 +63,13 @@ def _by_floor(kind_floors: tuple[int, ...], levels: int) -> list[int]:
     return [i for i, floor in enumerate(kind_floors) if floor < levels]
 
 
-def _generate_kind(generate, key: jax.Array, configs: tuple, floors: tuple[int, ...], static):
+def _generate_kind(
+    generate: Callable,
+    key: jax.Array,
+    configs: tuple,
+    floors: tuple[int, ...],
+    static: StaticParams,
+) -> tuple[jax.Array, ...] | None:
     """Maps of one generator's floors below ``static.num_levels``, vmapped over their configs.
 
     Each floor's key is its slot of ``split(key, len(configs))`` whatever the number of levels,
@@ -92,7 +99,8 @@ def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Flo
 
     Noise floors and room dungeons are each generated in one vmapped call and spliced into
     floor order; then the coordination tasks and construction sites are drawn on every floor.
-    Sites never cover a ladder cell or a spawn cell, where players stand on arrival.
+    Sites never cover a cell where players stand on arrival (``_arrival_cells``): a solid site
+    there would trap them.
     """
     keys = split_reset_key(key)
     kinds = (
@@ -112,13 +120,26 @@ def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Flo
 
 
 def _arrival_cells(cells: jax.Array, static: StaticParams) -> jax.Array:
-    """(L, H, W) bool: every floor's ladder cells (marked or not) and the spawn cells."""
-    levels = static.num_levels
-    spawn = jnp.broadcast_to(spawn_positions(static), (levels, static.player_count, 2))
-    points = jnp.concatenate([cells, spawn], axis=1)
-    floor = jnp.broadcast_to(jnp.arange(levels)[:, None], points.shape[:2])
-    reserved = jnp.zeros((levels, *static.map_size), bool)
-    return reserved.at[floor, points[..., 0], points[..., 1]].set(True)
+    """(L, H, W) bool: the cells where players stand on arriving on each floor.
+
+    The spawn cells of floor 0, every floor's down-ladder cells (ascending lands there) and the
+    up-ladder cells of floors 1 and deeper (descending lands there, marked or not).
+    """
+    levels, p = static.num_levels, static.player_count
+    spawn = jnp.broadcast_to(spawn_positions(static), (levels, p, 2))
+    points = jnp.concatenate([cells, spawn], axis=1)  # (L, 3P, 2): down, up, spawn
+    floor = np.arange(levels)[:, None]
+    used = np.concatenate(
+        [
+            np.ones((levels, p), bool),
+            np.repeat(floor > 0, p, axis=1),
+            np.repeat(floor == 0, p, axis=1),
+        ],
+        axis=1,
+    )
+    rows = jnp.where(used, points[..., 0], static.map_size[0])  # unused: dropped
+    index = (jnp.broadcast_to(floor, used.shape), rows, points[..., 1])
+    return jnp.zeros((levels, *static.map_size), bool).at[index].set(True, mode="drop")
 
 
 def generate_world(key: jax.Array, params: Params, static: StaticParams) -> World:
