@@ -24,7 +24,7 @@ class StaticParams:
 
     Attributes:
         map_size: (rows, cols) of every floor.
-        num_levels: floors kept in the state; only floor 0 is generated and played so far.
+        num_levels: floors kept in the state, all generated at reset (GAME.md §1.4-§1.7).
         player_count: number of agents P.
         max_melee_mobs / max_passive_mobs / max_ranged_mobs: mob slots per player per floor.
         max_mob_projectiles / max_player_projectiles: projectile slots per player per floor.

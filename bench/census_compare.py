@@ -1,7 +1,8 @@
-"""Census of overworld (floor 0) generation: ours vs the published ``alem-env`` (black box).
+"""Census of world generation on every floor: ours vs the published ``alem-env`` (black box).
 
-Counts every block id, item id and coordination-map cell on floor 0 of freshly reset worlds
-(3 players, "medium" difficulty), one count per seed, and compares the two generators.
+Counts every block id, item id and coordination-map cell on each of the nine floors of freshly
+reset worlds (3 players, "medium" difficulty, 48 x 48), one count per seed and floor, and compares
+the two generators floor by floor.
 
 Three modes, each run with its own interpreter::
 
@@ -13,7 +14,7 @@ Three modes, each run with its own interpreter::
     python bench/census_compare.py --compare peer.json ours.json
 
 Seeds: the peer resets with ``jax.random.PRNGKey(s)`` for s = 0..N-1 on
-"Alem-Coop-Symbolic-Debug" (overworld only); ours generates from
+"Alem-Coop-Symbolic" (the full 9-floor env); ours generates from
 ``jax.random.split(jax.random.key(0), N)``. The two key streams are unrelated, so only the
 distributions are comparable, not individual worlds. Both sides are jitted and vmapped.
 
@@ -23,9 +24,11 @@ and ``env.reset``; it reads the returned state's fields ``map``, ``item_map``,
 Block and item ids follow the published table, which ``--ours`` checks against
 ``alem_core.constants``.
 
-JSON layout: ``{"side", "n_seeds", "map_size", "blocks": {name: [count per seed]},
-"items": {...}, "coord": {"sync": [...], "handover": [...], "soft": [...]}, "extra": {...}}``.
-Standard deviations are sample standard deviations (ddof = 1).
+JSON layout: ``{"side", "n_seeds", "map_size", "floors": {"0": {"blocks": {name: [count per
+seed]}, "items": {...}, "coord": {"sync": [...], "handover": [...], "soft": [...]}}, "1": ...},
+"extra": {...}}``. Standard deviations are sample standard deviations (ddof = 1).
+``--compare`` prints one table per floor and a summary: per floor, the largest |d / sd_peer| and
+every quantity whose mean differs by more than ``--flag`` peer standard deviations.
 """
 
 from __future__ import annotations
@@ -51,11 +54,12 @@ ITEM_NAMES = ("NONE", "TORCH", "LADDER_DOWN", "LADDER_UP", "LADDER_DOWN_BLOCKED"
 
 PLAYERS = 3
 DIFFICULTY = "medium"
-PEER_ENV = "Alem-Coop-Symbolic-Debug"
+PEER_ENV = "Alem-Coop-Symbolic"
+FLOORS = 9
 
 
 def _census(block0, item0, coord0, soft0) -> dict:
-    """Per-seed counts from (N, H, W) floor-0 arrays; coord0 / soft0 may be None."""
+    """Per-seed counts from (N, H, W) arrays of one floor; coord0 / soft0 may be None."""
     import numpy as np
 
     block0, item0 = np.asarray(block0), np.asarray(item0)
@@ -75,16 +79,32 @@ def _census(block0, item0, coord0, soft0) -> dict:
     if soft0 is not None:
         coord["soft"] = np.asarray(soft0).reshape(n, -1).astype(bool).sum(1).tolist()
     return {
-        "n_seeds": int(n),
-        "map_size": list(block0.shape[1:]),
         "blocks": per_id(block0, BLOCK_NAMES),
         "items": per_id(item0, ITEM_NAMES),
         "coord": coord,
     }
 
 
+def _census_floors(block, item, coord, soft) -> dict:
+    """Per-floor censuses from (N, L, H, W) arrays; coord / soft may be None."""
+    import numpy as np
+
+    block = np.asarray(block)
+    if block.shape[1] != FLOORS:
+        raise RuntimeError(f"expected {FLOORS} floors, got {block.shape[1]}")
+    pick = lambda a, f: None if a is None else np.asarray(a)[:, f]  # noqa: E731
+    return {
+        "n_seeds": int(block.shape[0]),
+        "map_size": list(block.shape[2:]),
+        "floors": {
+            str(f): _census(block[:, f], pick(item, f), pick(coord, f), pick(soft, f))
+            for f in range(FLOORS)
+        },
+    }
+
+
 def run_peer(n_seeds: int) -> dict:
-    """Reset the published env for seeds 0..n-1 and count floor 0 of the returned state."""
+    """Reset the published env for seeds 0..n-1 and count every floor of the returned state."""
     import jax
     import numpy as np
     from alem.alem_coop.alem_state import EnvParams, get_coordination_params
@@ -97,13 +117,13 @@ def run_peer(n_seeds: int) -> dict:
     keys = jax.vmap(jax.random.PRNGKey)(jax.numpy.arange(n_seeds))
     _, state = jax.jit(jax.vmap(env.reset))(keys)
 
-    def floor0(name):
+    def field(name):
         value = getattr(state, name, None)
-        return None if value is None else np.asarray(value)[:, 0]
+        return None if value is None else np.asarray(value)
 
-    out = _census(
-        floor0("map"), floor0("item_map"), floor0("coordination_map"),
-        floor0("soft_coordination_mask"),
+    out = _census_floors(
+        field("map"), field("item_map"), field("coordination_map"),
+        field("soft_coordination_mask"),
     )  # fmt: skip
     extra = {"env": PEER_ENV}
     alpha = getattr(state, "sampled_alpha", None)
@@ -114,7 +134,7 @@ def run_peer(n_seeds: int) -> dict:
 
 
 def run_ours(n_seeds: int) -> dict:
-    """Generate n worlds with our overworld generator and count floor 0."""
+    """Generate n full worlds with our generator and count every floor."""
     import jax
 
     import alem_core
@@ -129,7 +149,7 @@ def run_ours(n_seeds: int) -> dict:
     params = alem_core.make_params(DIFFICULTY)
     keys = jax.random.split(jax.random.key(0), n_seeds)
     world = jax.jit(jax.vmap(lambda k: generate_world(k, params, static)))(keys)
-    out = _census(world.block[:, 0], world.item[:, 0], world.coord[:, 0], world.soft[:, 0])
+    out = _census_floors(world.block, world.item, world.coord, world.soft)
     out["extra"] = {}
     return {"side": "ours", **out}
 
@@ -142,8 +162,28 @@ def _stats(xs: list[float]) -> tuple[float, float]:
     return mean, math.sqrt(var)
 
 
-def compare(path_a: str, path_b: str) -> None:
-    """Print one row per quantity non-zero on either side: peer (a) vs ours (b)."""
+def _rows(a: dict, b: dict) -> list[tuple[str, str, float, float, float, float, float, float]]:
+    """(section, name, mean_a, sd_a, mean_b, sd_b, d / sd_a, z) for quantities non-zero somewhere.
+
+    d / sd_a is inf when the peer never varies but the means differ (0 when they agree).
+    """
+    rows = []
+    for section in ("blocks", "items", "coord"):
+        for name in [k for k in a.get(section, {}) if k in b.get(section, {})]:
+            xa, xb = a[section][name], b[section][name]
+            if not any(xa) and not any(xb):
+                continue
+            (ma, sa), (mb, sb) = _stats(xa), _stats(xb)
+            d = mb - ma
+            se = math.sqrt(sa**2 / len(xa) + sb**2 / len(xb))
+            rel = d / sa if sa > 0 else (0.0 if d == 0 else math.inf)
+            z = d / se if se > 0 else (0.0 if d == 0 else math.inf)
+            rows.append((section, name, ma, sa, mb, sb, rel, z))
+    return rows
+
+
+def compare(path_a: str, path_b: str, flag: float) -> None:
+    """Print one table per floor (peer a vs ours b), then a per-floor summary."""
     with open(path_a) as f:
         a = json.load(f)
     with open(path_b) as f:
@@ -151,23 +191,21 @@ def compare(path_a: str, path_b: str) -> None:
     print(f"a = {a['side']} ({path_a}, {a['n_seeds']} seeds, map {a['map_size']})")
     print(f"b = {b['side']} ({path_b}, {b['n_seeds']} seeds, map {b['map_size']})")
     print("d/sd_a = (mean_b - mean_a) / sd_a;  z = (mean_b - mean_a) / standard error of it")
-    header = f"{'quantity':<26}{'a mean ± sd':>20}{'b mean ± sd':>20}{'d/sd_a':>9}{'z':>9}"
-    for section in ("blocks", "items", "coord"):
-        names = [k for k in a.get(section, {}) if k in b.get(section, {})]
-        only = sorted(set(a.get(section, {})) ^ set(b.get(section, {})))
-        print(f"\n[{section}]" + (f"  (on one side only: {', '.join(only)})" if only else ""))
-        print(header)
-        for name in names:
-            xa, xb = a[section][name], b[section][name]
-            if not any(xa) and not any(xb):
-                continue
-            (ma, sa), (mb, sb) = _stats(xa), _stats(xb)
-            d = mb - ma
-            se = math.sqrt(sa**2 / len(xa) + sb**2 / len(xb))
-            rel = f"{d / sa:+.2f}" if sa > 0 else ("0" if d == 0 else "inf")
-            z = f"{d / se:+.1f}" if se > 0 else ("0" if d == 0 else "inf")
+    header = f"{'quantity':<34}{'a mean ± sd':>18}{'b mean ± sd':>18}{'d/sd_a':>9}{'z':>9}"
+    summary = []
+    for floor in sorted(a["floors"], key=int):
+        rows = _rows(a["floors"][floor], b["floors"].get(floor, {}))
+        print(f"\n[floor {floor}]\n{header}")
+        for section, name, ma, sa, mb, sb, rel, z in rows:
             cell_a, cell_b = f"{ma:.1f} ± {sa:.1f}", f"{mb:.1f} ± {sb:.1f}"
-            print(f"{name:<26}{cell_a:>20}{cell_b:>20}{rel:>9}{z:>9}")
+            print(f"{section + '/' + name:<34}{cell_a:>18}{cell_b:>18}{rel:>+9.2f}{z:>+9.1f}")
+        worst = max(rows, key=lambda r: abs(r[6]), default=None)
+        flagged = [f"{r[1]} {r[6]:+.1f}" for r in rows if abs(r[6]) > flag]
+        summary.append((floor, worst, flagged))
+    print(f"\n[summary: largest |d/sd_a| per floor; quantities beyond {flag} peer sd]")
+    for floor, worst, flagged in summary:
+        top = f"{worst[1]} {worst[6]:+.2f}" if worst else "-"
+        print(f"floor {floor}: max {top:<28} beyond: {', '.join(flagged) or 'none'}")
     for side in (a, b):
         alpha = side.get("extra", {}).get("sampled_alpha")
         if alpha:
@@ -184,9 +222,12 @@ def main() -> int:
     mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"), help="print table")
     parser.add_argument("--json", help="output path for --peer / --ours")
     parser.add_argument("--seeds", type=int, default=50, help="number of worlds (default 50)")
+    parser.add_argument(
+        "--flag", type=float, default=1.0, help="list differences beyond this many peer sd"
+    )
     args = parser.parse_args()
     if args.compare:
-        compare(*args.compare)
+        compare(*args.compare, args.flag)
         return 0
     result = run_peer(args.seeds) if args.peer else run_ours(args.seeds)
     text = json.dumps(result)

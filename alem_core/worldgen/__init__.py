@@ -1,25 +1,30 @@
 """World generation: every floor of an episode, built at reset (GAME.md §1.4-§1.8, §10.1).
 
-So far only the overworld (floor 0) is generated; deeper floors are solid WALL placeholders until
-their generators land (they hold no eligible blocks or site tiles, so no tasks either). The
-coordination map, soft mask and construction sites come from ``coordination.py``.
+The noise floors (0, 2, 5, 6, 7, 8) come from ``smooth.py`` with their biome tables, the room
+dungeons (1, 3, 4) from ``dungeon.py``; each kind is one vmapped call over its floors. The
+coordination map, soft mask and construction sites come from ``coordination.py``. With fewer
+than nine floors (``StaticParams.num_levels``) the first ``num_levels`` floors are generated,
+each from the same key it gets in the full world.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from alem_core import tables
-from alem_core.constants import Block
-from alem_core.initial import potion_permutation
+from alem_core.initial import potion_permutation, spawn_positions
 from alem_core.params import Params, StaticParams
 from alem_core.state import FloorMaps, World, to_light
-from alem_core.worldgen.biomes import NOISE_BIOMES, OVERWORLD
+from alem_core.worldgen.biomes import NOISE_BIOMES, NOISE_FLOORS
 from alem_core.worldgen.coordination import coordination_layers
-from alem_core.worldgen.smooth import generate_smooth_floor
+from alem_core.worldgen.dungeon import DUNGEON_CONFIGS, DUNGEON_FLOORS, dungeon_floor
+from alem_core.worldgen.smooth import smooth_floor
 
 KEY_SLOTS = ("alpha", "noise_floors", "room_floors", "potions", "coordination", "sites")
 """Fixed order of the reset key split (GAME.md §10.1). Slots not used yet are still drawn, so
@@ -34,11 +39,113 @@ def split_reset_key(key: jax.Array) -> dict[str, jax.Array]:
     return dict(zip(KEY_SLOTS, jax.random.split(key, len(KEY_SLOTS)), strict=True))
 
 
+class Floors(NamedTuple):
+    """The stacked per-floor maps of a new world, plus where its ladders are."""
+
+    block: jax.Array
+    """(L, H, W) int32 blocks, construction sites included."""
+    item: jax.Array
+    """(L, H, W) int32 items: torches, ladders."""
+    light: jax.Array
+    """(L, H, W) float32 light in [0, 1]."""
+    coord: jax.Array
+    """(L, H, W) int32 coordination values."""
+    soft: jax.Array
+    """(L, H, W) bool soft-coordination mask."""
+    ladders: jax.Array
+    """(L, 2, P, 2) int32 ladder cells: [floor, 0] the P down cells, [floor, 1] the P up cells
+    (player i arrives on the i-th). Every floor has both sets, marked by items or not (the boss
+    floor's up cells and the overworld's up cells carry none)."""
+
+
+def _by_floor(kind_floors: tuple[int, ...], levels: int) -> list[int]:
+    """Positions in ``kind_floors`` of the floors below ``levels``."""
+    return [i for i, floor in enumerate(kind_floors) if floor < levels]
+
+
+def _generate_kind(
+    generate: Callable,
+    key: jax.Array,
+    configs: tuple,
+    floors: tuple[int, ...],
+    static: StaticParams,
+) -> tuple[jax.Array, ...] | None:
+    """Maps of one generator's floors below ``static.num_levels``, vmapped over their configs.
+
+    Each floor's key is its slot of ``split(key, len(configs))`` whatever the number of levels,
+    so a shallower world has the same floors as the full one. A single floor is generated with
+    its config as a constant (folded into the compile), as the overworld-only worlds used to be.
+    """
+    chosen = _by_floor(floors, static.num_levels)
+    if not chosen:
+        return None
+    keys = jax.random.split(key, len(configs))[np.array(chosen)]
+    if len(chosen) == 1:
+        return jax.tree.map(lambda x: x[None], generate(keys[0], configs[chosen[0]], static))
+    stacked = jax.tree.map(lambda *values: jnp.asarray(values), *(configs[i] for i in chosen))
+    return jax.vmap(lambda k, c: generate(k, c, static))(keys, stacked)
+
+
+def _in_floor_order(stacks: list[jax.Array], kinds: tuple, levels: int) -> jax.Array:
+    """Splice the per-kind floor stacks (in ``kinds`` order) into one stack in floor order."""
+    floors = [f for *_, kind_floors in kinds for f in kind_floors if f < levels]
+    joined = jnp.concatenate(stacks) if len(stacks) > 1 else stacks[0]
+    order = np.argsort(floors)
+    return joined if (order == np.arange(levels)).all() else joined[order]
+
+
+def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Floors:
+    """All floors' maps (GAME.md §1.4-§1.7, §6.1-§6.3) from the reset key's slots.
+
+    Noise floors and room dungeons are each generated in one vmapped call and spliced into
+    floor order; then the coordination tasks and construction sites are drawn on every floor.
+    Sites never cover a cell where players stand on arrival (``_arrival_cells``): a solid site
+    there would trap them.
+    """
+    keys = split_reset_key(key)
+    kinds = (
+        (smooth_floor, keys["noise_floors"], NOISE_BIOMES, NOISE_FLOORS),
+        (dungeon_floor, keys["room_floors"], DUNGEON_CONFIGS, DUNGEON_FLOORS),
+    )
+    made = [_generate_kind(*kind, static) for kind in kinds]
+    block, item, light, cells = (
+        _in_floor_order([m[i] for m in made if m is not None], kinds, static.num_levels)
+        for i in range(4)
+    )
+    block, coord, soft = coordination_layers(
+        keys["coordination"], block, params, static, keys["sites"], _arrival_cells(cells, static)
+    )
+    ladders = cells.reshape(static.num_levels, 2, static.player_count, 2)
+    return Floors(block, item, light, coord, soft, ladders)
+
+
+def _arrival_cells(cells: jax.Array, static: StaticParams) -> jax.Array:
+    """(L, H, W) bool: the cells where players stand on arriving on each floor.
+
+    The spawn cells of floor 0, every floor's down-ladder cells (ascending lands there) and the
+    up-ladder cells of floors 1 and deeper (descending lands there, marked or not).
+    """
+    levels, p = static.num_levels, static.player_count
+    spawn = jnp.broadcast_to(spawn_positions(static), (levels, p, 2))
+    points = jnp.concatenate([cells, spawn], axis=1)  # (L, 3P, 2): down, up, spawn
+    floor = np.arange(levels)[:, None]
+    used = np.concatenate(
+        [
+            np.ones((levels, p), bool),
+            np.repeat(floor > 0, p, axis=1),
+            np.repeat(floor == 0, p, axis=1),
+        ],
+        axis=1,
+    )
+    rows = jnp.where(used, points[..., 0], static.map_size[0])  # unused: dropped
+    index = (jnp.broadcast_to(floor, used.shape), rows, points[..., 1])
+    return jnp.zeros((levels, *static.map_size), bool).at[index].set(True, mode="drop")
+
+
 def generate_world(key: jax.Array, params: Params, static: StaticParams) -> World:
     """Generate all ``static.num_levels`` floors and the team-wide world values of step 0.
 
-    Floor 0 is the overworld noise floor; floors 1..L-1 are WALL with no items and no light
-    until their generators exist. Jit with ``static`` static; vmap over ``key``.
+    Jit with ``static`` static; vmap over ``key``.
 
     Args:
         key: PRNG key of the episode.
@@ -51,32 +158,23 @@ def generate_world(key: jax.Array, params: Params, static: StaticParams) -> Worl
         t = 0 and a random potion permutation.
     """
     keys = split_reset_key(key)
-    noise_keys = jax.random.split(keys["noise_floors"], len(NOISE_BIOMES))
-    block0, item0, light0, ladders0 = generate_smooth_floor(
-        noise_keys[0], OVERWORLD, static, with_ladders=True
-    )
-    ladders = jnp.zeros((static.num_levels, *ladders0.shape), jnp.int32).at[0].set(ladders0)
-    deeper = (static.num_levels - 1, *static.map_size)
+    floors = generate_floors(key, params, static)
     kills = jnp.zeros((static.num_levels,), jnp.int32)
-    block = jnp.concatenate([block0[None], jnp.full(deeper, Block.WALL, jnp.int32)])
-    block, coord, soft = coordination_layers(
-        keys["coordination"], block, params, static, keys["sites"]
-    )
-    floors = FloorMaps(
-        block=block,
-        item=jnp.concatenate([item0[None], jnp.zeros(deeper, jnp.int32)]),
-        light=to_light(jnp.concatenate([light0[None], jnp.zeros(deeper, jnp.float32)])),
-        coord=coord,
-        soft=soft,
+    maps = FloorMaps(
+        block=floors.block,
+        item=floors.item,
+        light=to_light(floors.light),
+        coord=floors.coord,
+        soft=floors.soft,
     )
     return World.on_floor(
-        floors,
+        maps,
         0,
-        ladders=ladders,
+        ladders=floors.ladders,
         kills=kills.at[0].set(tables.OVERWORLD_INITIAL_KILLS),
         daylight=jnp.asarray(INITIAL_DAYLIGHT, jnp.float32),
         potion_effect=potion_permutation(keys["potions"]),
     )
 
 
-__all__ = ["KEY_SLOTS", "generate_world", "split_reset_key"]
+__all__ = ["KEY_SLOTS", "Floors", "generate_floors", "generate_world", "split_reset_key"]

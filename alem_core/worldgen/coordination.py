@@ -67,16 +67,18 @@ def sites_per_floor(params: Params, static: StaticParams) -> jax.Array:
     return jnp.where(params.construction_enabled, count, 0).astype(jnp.int32)
 
 
-def _site_cells(key: jax.Array, block: jax.Array, count: jax.Array, static: StaticParams):
+def _site_cells(
+    key: jax.Array, block: jax.Array, reserved: jax.Array, count: jax.Array, static: StaticParams
+):
     """(S, 2) cells and (S,) validity of up to ``count`` sites on one floor, S static.
 
-    Sampling without replacement among the candidate tiles: the S largest of independent
-    uniforms over the candidates (ties have probability 0).
+    Sampling without replacement among the candidate tiles (not ``reserved``): the S largest of
+    independent uniforms over the candidates (ties have probability 0).
     """
     rows, cols = static.map_size
     r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     inner = np.minimum(np.minimum(r, rows - 1 - r), np.minimum(c, cols - 1 - c)) >= SITE_BORDER
-    candidate = jnp.asarray(SITE_TILES)[block] & jnp.asarray(inner)
+    candidate = jnp.asarray(SITE_TILES)[block] & jnp.asarray(inner) & ~reserved
     score = jnp.where(candidate, jax.random.uniform(key, block.shape), -1.0).reshape(-1)
     best, flat = jax.lax.top_k(score, static.max_construction_sites)
     valid = (best >= 0) & (jnp.arange(static.max_construction_sites) < count)
@@ -90,16 +92,18 @@ def place_sites(
     soft: jax.Array,
     params: Params,
     static: StaticParams,
+    reserved: jax.Array,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Put CONSTRUCTION_SITE blocks and their task values on every floor (§6.3).
 
     Each site is a handover w.p. ``handover_ratio``, else sync (N as for mining) and soft w.p.
-    ``soft_construction_ratio``. Returns the new (block, coord, soft) maps (L, H, W).
+    ``soft_construction_ratio``. No site goes on a ``reserved`` cell (L, H, W). Returns the new
+    (block, coord, soft) maps (L, H, W).
     """
     levels = static.num_levels
     k_cells, k_task = jax.random.split(key)
-    cells, valid = jax.vmap(lambda k, b, n: _site_cells(k, b, n, static))(
-        jax.random.split(k_cells, levels), block, sites_per_floor(params, static)
+    cells, valid = jax.vmap(lambda k, b, r, n: _site_cells(k, b, r, n, static))(
+        jax.random.split(k_cells, levels), block, reserved, sites_per_floor(params, static)
     )
     shape = (levels, static.max_construction_sites)
     value, handover, soft_u = _task_values(k_task, shape, params, static)
@@ -114,8 +118,19 @@ def place_sites(
 
 
 def coordination_layers(
-    key: jax.Array, block: jax.Array, params: Params, static: StaticParams, site_key: jax.Array
+    key: jax.Array,
+    block: jax.Array,
+    params: Params,
+    static: StaticParams,
+    site_key: jax.Array,
+    reserved: jax.Array | None = None,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """(block, coord, soft) for all floors: mining tasks, then construction sites."""
+    """(block, coord, soft) for all floors: mining tasks, then construction sites.
+
+    ``reserved`` (L, H, W) bool marks cells no site may cover (ladders and spawn cells, where
+    players stand on arrival: a solid site there would trap them); None reserves nothing.
+    """
     coord, soft = mining_tasks(key, block, params, static)
-    return place_sites(site_key, block, coord, soft, params, static)
+    if reserved is None:
+        reserved = jnp.zeros(block.shape, bool)
+    return place_sites(site_key, block, coord, soft, params, static, reserved)

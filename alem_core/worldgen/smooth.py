@@ -86,13 +86,12 @@ def draw_shapes(static: StaticParams) -> dict[str, tuple[int, ...]]:
     }
 
 
-def floor_draws(key: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
-    """All uniform [0, 1) numbers of one floor, from a single PRNG call.
+def uniform_draws(key: jax.Array, shapes: dict[str, tuple[int, ...]]) -> dict[str, jax.Array]:
+    """Uniform [0, 1) arrays of the given shapes, in order, from a single PRNG call.
 
     One call instead of a dozen because on CPU each PRNG call site adds about a second of XLA
     compile time, while the number of values drawn barely matters.
     """
-    shapes = draw_shapes(static)
     sizes = [math.prod(shape) for shape in shapes.values()]
     flat = jax.random.uniform(key, (sum(sizes),))
     ends = np.cumsum(sizes)
@@ -100,6 +99,11 @@ def floor_draws(key: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
         name: flat[end - size : end].reshape(shape)
         for (name, shape), size, end in zip(shapes.items(), sizes, ends, strict=True)
     }
+
+
+def floor_draws(key: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
+    """All uniform [0, 1) numbers of one noise floor (``draw_shapes``), from one PRNG call."""
+    return uniform_draws(key, draw_shapes(static))
 
 
 def noise_fields(
@@ -197,34 +201,51 @@ def ladder_cells(u: jax.Array, tile_ok: jax.Array, fallback: np.ndarray) -> jax.
     return jnp.where(start_ok.any(), cells, jnp.asarray(fallback)).astype(jnp.int32)
 
 
-def place_ladders(
-    u: jax.Array, block: jax.Array, biome: Biome, static: StaticParams
+def write_ladders(
+    u: jax.Array,
+    block: jax.Array,
+    item: jax.Array,
+    tile_ok: jax.Array,
+    rule: tuple[jax.Array, jax.Array, jax.Array],
+    static: StaticParams,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Step 9 (placement): choose the down and up ladder cells and write the enabled items.
+    """Choose the down and up ladder cells on ``tile_ok`` runs and write the enabled items.
 
-    ``u`` (2, H, W) holds the uniforms of the down and the up draw.
-
-    Up-ladder runs avoid the down-ladder cells so the two sets never share a cell. Ladder cells
-    are set to the ladder tile, which only changes anything on the fallback path.
+    ``u`` (2, H, W) holds the uniforms of the down and the up draw; ``rule`` is
+    ``(ladder_tile, ladder_up, ladder_down)`` (constants or traced scalars). Up-ladder runs avoid
+    the down-ladder cells so the two sets never share a cell. Ladder cells are set to the ladder
+    tile, which only changes anything on the fallback path.
 
     Returns:
         ``(block, item, cells)`` with ``cells`` (2P, 2): the P down cells, then the P up cells
-        (chosen even when the biome writes no item for them).
+        (chosen even when no item is written for them).
     """
-    tile_ok = block == biome.ladder_tile
+    ladder_tile, ladder_up, ladder_down = rule
     down = ladder_cells(u[0], tile_ok, ladder_fallback(static, 2))
     is_down = jnp.zeros(block.shape, bool).at[down[:, 0], down[:, 1]].set(True)
     up = ladder_cells(u[1], tile_ok & ~is_down, ladder_fallback(static, 4))
     cells = jnp.concatenate([down, up])
-    block = block.at[cells[:, 0], cells[:, 1]].set(biome.ladder_tile)
-    item = jnp.zeros(block.shape, jnp.int32)
-    up_item = jnp.where(biome.ladder_up, Item.LADDER_UP, Item.NONE).astype(jnp.int32)
+    block = block.at[cells[:, 0], cells[:, 1]].set(jnp.asarray(ladder_tile, block.dtype))
+    kept_up = item[up[:, 0], up[:, 1]]
+    up_item = jnp.where(ladder_up, Item.LADDER_UP, kept_up).astype(item.dtype)
     item = item.at[up[:, 0], up[:, 1]].set(up_item)
     # Written last so that, on the wrapped fallback of an over-narrow map, down ladders win.
     kept = item[down[:, 0], down[:, 1]]
-    down_item = jnp.where(biome.ladder_down, Item.LADDER_DOWN, kept).astype(jnp.int32)
+    down_item = jnp.where(ladder_down, Item.LADDER_DOWN, kept).astype(item.dtype)
     item = item.at[down[:, 0], down[:, 1]].set(down_item)
     return block, item, cells
+
+
+def place_ladders(
+    u: jax.Array, block: jax.Array, biome: Biome, static: StaticParams
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Step 9 (placement) on a noise floor: ladders on runs of the biome's ladder tile.
+
+    Returns ``(block, item, cells)`` as ``write_ladders`` (the floor had no items before).
+    """
+    rule = (biome.ladder_tile, biome.ladder_up, biome.ladder_down)
+    item = jnp.zeros(block.shape, jnp.int32)
+    return write_ladders(u, block, item, block == biome.ladder_tile, rule, static)
 
 
 def floor_light(block: jax.Array, cells: jax.Array, biome: Biome) -> jax.Array:
@@ -249,9 +270,27 @@ def floor_light(block: jax.Array, cells: jax.Array, biome: Biome) -> jax.Array:
     return jnp.clip(light + glow, 0.0, 1.0).astype(jnp.float32)
 
 
+def smooth_floor(
+    key: jax.Array, biome: Biome, static: StaticParams
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """``generate_smooth_floor`` plus the (2P, 2) ladder cells: P down, then P up.
+
+    The cells matter where no item marks them: the boss floor's up-ladder cells are where the
+    team arrives.
+    """
+    draws = floor_draws(key, static)
+    fields = noise_fields(draws, biome, static)
+    block = terrain(fields, biome)
+    block = trees_ores_lava(draws, block, fields, biome)
+    spawn = spawn_positions(static)
+    block = block.at[spawn[:, 0], spawn[:, 1]].set(jnp.asarray(biome.spawn_block, jnp.int32))
+    block, item, cells = place_ladders(draws["ladders"], block, biome, static)
+    return block, item, floor_light(block, cells, biome), cells
+
+
 def generate_smooth_floor(
-    key: jax.Array, biome: Biome, static: StaticParams, with_ladders: bool = False
-) -> tuple[jax.Array, ...]:
+    key: jax.Array, biome: Biome, static: StaticParams
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Generate one noise floor (GAME.md §1.5 steps 1-9).
 
     Args:
@@ -261,17 +300,6 @@ def generate_smooth_floor(
 
     Returns:
         ``(block, item, light)``: (H, W) int32 blocks, (H, W) int32 items (ladders),
-        (H, W) float32 light in [0, 1]; with ``with_ladders`` also the (2, P, 2) down and up
-        ladder cells.
+        (H, W) float32 light in [0, 1].
     """
-    draws = floor_draws(key, static)
-    fields = noise_fields(draws, biome, static)
-    block = terrain(fields, biome)
-    block = trees_ores_lava(draws, block, fields, biome)
-    spawn = spawn_positions(static)
-    block = block.at[spawn[:, 0], spawn[:, 1]].set(jnp.asarray(biome.spawn_block, jnp.int32))
-    block, item, cells = place_ladders(draws["ladders"], block, biome, static)
-    light = floor_light(block, cells, biome)
-    if with_ladders:
-        return block, item, light, cells.reshape(2, static.player_count, 2)
-    return block, item, light
+    return smooth_floor(key, biome, static)[:3]

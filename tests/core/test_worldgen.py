@@ -116,10 +116,14 @@ def test_team_wide_values(batch):
     assert not (batch.coord != 0).any() and not batch.soft.any()
 
 
-def test_deeper_floors_are_wall_placeholders(batch):
-    assert (batch.block[:, 1:] == Block.WALL).all()
-    assert (batch.item[:, 1:] == 0).all()
-    assert (batch.light[:, 1:] == 0).all()
+def test_deeper_floors_are_generated(batch):
+    # Floors 1-8 are real floors now (their contents are tested in test_worldgen_deep.py): rooms
+    # with DARKNESS beyond the walls on 1, 3, 4, noise floors elsewhere.
+    for floor in (1, 3, 4):
+        assert (batch.block[:, floor] == Block.DARKNESS).any(axis=(1, 2)).all(), floor
+    for floor in (2, 5, 6, 7, 8):
+        assert not (batch.block[:, floor] == Block.DARKNESS).any(), floor
+        assert not (batch.block[:, floor] == Block.WALL).all(axis=(1, 2)).any(), floor
 
 
 def test_jit_matches_vmap_and_same_key_same_world(keys, batch):
