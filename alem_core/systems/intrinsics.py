@@ -17,8 +17,7 @@ from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
 from alem_core.state import Players, State
-
-BOSS_FLOOR = 8
+from alem_core.tables import BOSS_FLOOR
 
 
 def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
