@@ -6,7 +6,9 @@ deterministic ones. The order is the contract:
   (movement comes after them), so an agent crafts at the table it stands beside;
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
 * mobs act after players have moved, then spawn away from the new positions;
-* intrinsics run after combat, and inventory achievements after everything that changes items.
+* intrinsics run after combat, and inventory achievements after everything that changes items;
+* a hit on the boss lands at the end of the Do phase (after attacks on mobs), its wave timer
+  counts down at the boss stage (§5.1 stage 13), and its defeat ends the episode as a win.
 Stages still to come with the deeper floors (floor change, potions, books, enchanting) slot
 in at their places in §5.1.
 
@@ -34,6 +36,7 @@ from alem_core.state import State
 from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs
 from alem_core.systems.attributes import level_up
+from alem_core.systems.boss import boss_bookkeeping, boss_defeated, hit_boss
 from alem_core.systems.communication import send_messages
 from alem_core.systems.construction import build
 from alem_core.systems.crafting import craft
@@ -65,7 +68,8 @@ def _do_phase(state, actions, key, params, static):
     state, gate = gate_mining(state, actions, solo_key, params, static)
     state = attack_mobs(state, actions, forager_u, params, static)
     state = act_on_teammates(state, actions, params, static)
-    return interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
+    state = interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
+    return hit_boss(state, actions, static)
 
 
 def _placing(state, actions, key, params, static):
@@ -87,6 +91,8 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("placing", _placing, True),
     Stage("construction", lambda s, a, k, p, st: build(s, a, st), False),
     Stage("launching", lambda s, a, k, p, st: launch(s, a, st), False),
+    # Potions, books and enchanting (§5.1 stages 10-12) go here, before the boss stage (13).
+    Stage("boss", lambda s, a, k, p, st: boss_bookkeeping(s), False),
     Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
     Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
     Stage("communication", lambda s, a, k, p, st: send_messages(s, a, p, st), False),
@@ -136,8 +142,10 @@ def step(
 
     Returns:
         ``(obs (P, D) float32, state, reward (P,) float32, terminated (P,) bool,
-        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool and
-        ``info["cooperation"]`` the running cooperation metrics (``metrics.py``).
+        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool,
+        ``info["cooperation"]`` the running cooperation metrics (``metrics.py``) and
+        ``info["won"]`` () bool the boss is defeated (the episode ends as a win).
+        ``terminated`` is set when every player is dead or the boss is defeated (GAME.md §7.2).
     """
     before = state
     params = episode_params(params, state.alpha)  # randomised α drives the step too
@@ -154,8 +162,8 @@ def step(
     state = end_step(
         state, before.players.health, health["do_phase"], health["spawning"], params, static
     )
-    everyone_dead = ~state.players.alive.any()
-    terminated = jnp.broadcast_to(everyone_dead, (static.player_count,))
+    won = boss_defeated(state)
+    terminated = jnp.broadcast_to(~state.players.alive.any() | won, (static.player_count,))
     truncated = jnp.broadcast_to(state.timestep >= params.max_timesteps, (static.player_count,))
     info = {
         "action_mask": action_mask(state, params, static),
@@ -164,6 +172,7 @@ def step(
         "achievements": state.players.achievements,
         "timestep": state.timestep,
         "alpha": state.alpha,
+        "won": won,
         "cooperation": cooperation_metrics(state),
     }
     return observe(state, params, static), state, parts["reward"], terminated, truncated, info
