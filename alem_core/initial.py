@@ -82,6 +82,7 @@ def initial_players(params: Params, static: StaticParams) -> Players:
         message=jnp.zeros((p, static.num_comm_channels), jnp.float32),
         chest_opened=jnp.zeros((p, static.num_levels), bool),
         death_cause=ints(0),
+        death_floor=ints(-1),
     )
 
 

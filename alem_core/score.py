@@ -19,7 +19,8 @@ Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, constr
 * ``AgentK/...``: the same for agent K alone, plus ``role_aligned_achievements``,
   ``cross_role_achievements``, ``{forager,warrior,miner}_aligned_achievements``, attributes,
   ``inventory_<item>``, ``alive``, ``death_cause`` (code), ``died_from_<cause>``,
-  ``monsters_killed``, ``damage_taken`` and the cooperation counters of ``metrics.py``.
+  ``level_at_death`` (the floor of the agent's death, -1 while alive), ``monsters_killed``,
+  ``damage_taken`` and the cooperation counters of ``metrics.py``.
 * ``Team/specialization_ratio`` = aligned / (aligned + cross-role), ``Team/mean_<attribute>``.
 * ``Achievements/<NAME>``: 100 x unlocked, per agent.
 * ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``
@@ -178,6 +179,7 @@ def agent_metrics(state: State, static: StaticParams) -> dict[str, jax.Array]:
             out[f"{agent}inventory_{item}"] = pl.inventory[k, column]
         out[f"{agent}alive"] = pl.alive[k]
         out[f"{agent}death_cause"] = pl.death_cause[k]
+        out[f"{agent}level_at_death"] = pl.death_floor[k]
         for code, cause in enumerate(DEATH_CAUSES, start=1):
             out[f"{agent}died_from_{cause}"] = pl.death_cause[k] == code
         out[f"{agent}monsters_killed"] = stats.monsters_killed[k]

@@ -231,6 +231,9 @@ class Players(_Replace):
     """(P, L) bool this player opened a chest on that floor (first-chest loot)."""
     death_cause: jax.Array
     """(P,) int32 0 alive, 1 friendly fire, 2 combat, 3 starvation, 4 dehydration, 5 exhaustion."""
+    death_floor: jax.Array
+    """(P,) int32 floor the player died on (kept while dead, whatever floor the team goes to);
+    -1 while alive."""
 
 
 @jax.tree_util.register_dataclass
