@@ -15,6 +15,8 @@ import alem_core
 from alem_core.constants import Achievement, Action, Block
 from alem_core.observation import floor_info
 from alem_core.params import Params, StaticParams
+from alem_core.pixels import pixel_observation
+from alem_core.pixels.view import shown_blocks
 from alem_core.score import score
 from alem_core.systems.boss import (
     boss_bookkeeping,
@@ -242,3 +244,21 @@ def test_needs_do_not_decay_on_the_boss_floor():
     for _ in range(40):
         overworld = intrinsics(overworld, PARAMS, STATIC)
     assert int(overworld.players.food[0]) < 9 and int(overworld.players.drink[0]) < 9
+
+
+def test_pixels_draw_the_render_only_vulnerable_variant():
+    blocks = jnp.array([Block.NECROMANCER, Block.PATH, Block.GRAVE], jnp.int32)
+    drawn = shown_blocks(blocks, jnp.bool_(True))
+    assert drawn.tolist() == [Block.NECROMANCER_VULNERABLE, Block.PATH, Block.GRAVE]
+    assert shown_blocks(blocks, jnp.bool_(False)).tolist() == blocks.tolist()
+
+
+@pytest.mark.slow  # compiles the renderer for a nine-floor world
+def test_the_vulnerable_boss_looks_different_in_pixels_only_where_it_stands():
+    render = jax.jit(pixel_observation, static_argnums=(2, 3))
+    guarded = np.asarray(render(boss_state(timer=1), None, STATIC, 10))
+    open_ = np.asarray(render(boss_state(timer=0), None, STATIC, 10))
+    changed = np.argwhere((guarded != open_).any(axis=-1))  # (agent, row, col)
+    assert len(changed) > 0
+    # Agent 2 (at (12, 12)) sees neither necromancer; the others see both, above them.
+    assert set(changed[:, 0].tolist()) == {0, 1}
