@@ -84,6 +84,7 @@ def initial_players(params: Params, static: StaticParams) -> Players:
         message=jnp.zeros((p, static.num_comm_channels), jnp.float32),
         chest_opened=jnp.zeros((p, static.num_levels), bool),
         death_cause=ints(0),
+        death_floor=ints(-1),
     )
 
 
@@ -155,7 +156,10 @@ def roll_slot_status(
     elite = (jax.random.uniform(k_elite, shape) < chance) & params.coordination_enabled
     hard = elite & (jax.random.uniform(k_hard, shape) < params.hard_mob_probability)
     needs_all = jax.random.uniform(k_all, shape) < params.p_max_agents
+    # Strong int32: a weak-typed leaf would make states from reset and from elsewhere (packed
+    # buffers, hand-built tests) compile the step twice.
     required = jnp.where(elite, jnp.where(needs_all, static.player_count, 2), 0)
+    required = required.astype(jnp.int32)
     return dataclasses.replace(entities, elite=elite, hard=hard, required=required)
 
 

@@ -34,6 +34,7 @@ from alem_core.observation_parts import (
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import roles
 from alem_core.state import Players, State
+from alem_core.systems.boss import boss_vulnerable
 from alem_core.tables import MONSTERS_TO_CLEAR_FLOOR
 
 NUM_SECTORS = 8
@@ -145,22 +146,12 @@ def direction_sectors(delta: jax.Array) -> jax.Array:
     return jnp.stack(sectors, axis=-1).astype(jnp.float32)
 
 
-def boss_vulnerable(state: State, static: StaticParams) -> jax.Array:
-    """() float32 the boss-vulnerable floor-info value.
-
-    Hook: always 0 until the boss floor (GAME.md §2.6) keeps its wave timer in the state; it will
-    then read "no melee or ranged mob alive on the boss floor and the timer <= 0".
-    """
-    del state, static
-    return jnp.zeros((), jnp.float32)
-
-
 def floor_info(state: State, static: StaticParams) -> jax.Array:
     """(4,) daylight, floor / (num_levels - 1) (0 with one floor), cleared, boss vulnerable."""
     world = state.world
     depth = world.floor / max(static.num_levels - 1, 1)
     cleared = world.kills[world.floor] >= MONSTERS_TO_CLEAR_FLOOR
-    values = [world.daylight, depth, cleared, boss_vulnerable(state, static)]
+    values = [world.daylight, depth, cleared, boss_vulnerable(state)]
     return jnp.stack([jnp.asarray(v, jnp.float32) for v in values])
 
 

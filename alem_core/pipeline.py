@@ -6,8 +6,9 @@ deterministic ones. The order is the contract:
   (movement comes after them), so an agent crafts at the table it stands beside;
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
 * mobs act after players have moved, then spawn away from the new positions;
-* intrinsics run after combat, and inventory achievements after everything that changes items.
-Stages still to come with the deeper floors (floor change) slot in at their places in §5.1.
+* intrinsics run after combat, and inventory achievements after everything that changes items;
+* a hit on the boss lands at the end of the Do phase (after attacks on mobs), its wave timer
+  counts down at the boss stage (§5.1 stage 13), and its defeat ends the episode as a win.
 
 No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
@@ -33,6 +34,7 @@ from alem_core.state import State
 from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs
 from alem_core.systems.attributes import level_up
+from alem_core.systems.boss import boss_bookkeeping, boss_defeated, hit_boss
 from alem_core.systems.chests import open_chests
 from alem_core.systems.communication import send_messages
 from alem_core.systems.construction import build
@@ -69,7 +71,8 @@ def _do_phase(state, actions, key, params, static):
     state = attack_mobs(state, actions, forager_u, params, static)
     state = act_on_teammates(state, actions, params, static)
     state = interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
-    return open_chests(state, actions, chest_key, params, static)
+    state = open_chests(state, actions, chest_key, params, static)
+    return hit_boss(state, actions, static)
 
 
 def _placing(state, actions, key, params, static):
@@ -94,6 +97,7 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("potions", lambda s, a, k, p, st: drink_potions(s, a), False),
     Stage("books", lambda s, a, k, p, st: read_books(s, a), False),
     Stage("enchanting", lambda s, a, k, p, st: enchant(s, a, k, p, st), True),
+    Stage("boss", lambda s, a, k, p, st: boss_bookkeeping(s), False),
     Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
     Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
     Stage("communication", lambda s, a, k, p, st: send_messages(s, a, p, st), False),
@@ -143,8 +147,10 @@ def step(
 
     Returns:
         ``(obs (P, D) float32, state, reward (P,) float32, terminated (P,) bool,
-        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool and
-        ``info["cooperation"]`` the running cooperation metrics (``metrics.py``).
+        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool,
+        ``info["cooperation"]`` the running cooperation metrics (``metrics.py``) and
+        ``info["won"]`` () bool the boss is defeated (the episode ends as a win).
+        ``terminated`` is set when every player is dead or the boss is defeated (GAME.md §7.2).
     """
     before = state
     params = episode_params(params, state.alpha)  # randomised α drives the step too
@@ -161,8 +167,8 @@ def step(
     state = end_step(
         state, before.players.health, health["do_phase"], health["spawning"], params, static
     )
-    everyone_dead = ~state.players.alive.any()
-    terminated = jnp.broadcast_to(everyone_dead, (static.player_count,))
+    won = boss_defeated(state)
+    terminated = jnp.broadcast_to(~state.players.alive.any() | won, (static.player_count,))
     truncated = jnp.broadcast_to(state.timestep >= params.max_timesteps, (static.player_count,))
     info = {
         "action_mask": action_mask(state, params, static),
@@ -171,6 +177,7 @@ def step(
         "achievements": state.players.achievements,
         "timestep": state.timestep,
         "alpha": state.alpha,
+        "won": won,
         "cooperation": cooperation_metrics(state),
     }
     return observe(state, params, static), state, parts["reward"], terminated, truncated, info

@@ -19,12 +19,14 @@ Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, constr
 * ``AgentK/...``: the same for agent K alone, plus ``role_aligned_achievements``,
   ``cross_role_achievements``, ``{forager,warrior,miner}_aligned_achievements``, attributes,
   ``inventory_<item>``, ``alive``, ``death_cause`` (code), ``died_from_<cause>``,
-  ``monsters_killed``, ``damage_taken`` and the cooperation counters of ``metrics.py``.
+  ``level_at_death`` (the floor of the agent's death, -1 while alive), ``monsters_killed``,
+  ``damage_taken`` and the cooperation counters of ``metrics.py``.
 * ``Team/specialization_ratio`` = aligned / (aligned + cross-role), ``Team/mean_<attribute>``.
 * ``Achievements/<NAME>``: 100 x unlocked, per agent.
-* ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``,
-  ``Deaths/*``, ``Coordination/*`` and ``Team/soft_coordination_bonus_rate``
-  (``coordination_metrics``).
+* ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``
+  (with ``Progression/won``: 1 when the episode ended with the boss's defeat, and
+  ``Progression/boss_progress``), ``Deaths/*``, ``Coordination/*`` and
+  ``Team/soft_coordination_bonus_rate`` (``coordination_metrics``).
 
 Eligibility and category tables: ``score_tables.py``.
 """
@@ -55,6 +57,7 @@ from alem_core.score_tables import (
     role_aligned_matrix,
 )
 from alem_core.state import State
+from alem_core.systems.boss import boss_defeated
 from alem_core.tables import OVERWORLD_INITIAL_KILLS
 
 HEADLINE_KEYS = (
@@ -176,6 +179,7 @@ def agent_metrics(state: State, static: StaticParams) -> dict[str, jax.Array]:
             out[f"{agent}inventory_{item}"] = pl.inventory[k, column]
         out[f"{agent}alive"] = pl.alive[k]
         out[f"{agent}death_cause"] = pl.death_cause[k]
+        out[f"{agent}level_at_death"] = pl.death_floor[k]
         for code, cause in enumerate(DEATH_CAUSES, start=1):
             out[f"{agent}died_from_{cause}"] = pl.death_cause[k] == code
         out[f"{agent}monsters_killed"] = stats.monsters_killed[k]
@@ -221,8 +225,9 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
 
     ``max_level_reached`` is the deepest floor any agent entered (ENTER_* achievements) or the
     current one. Kill totals subtract the overworld's 10 pre-counted kills (GAME.md §9); the
-    current-floor count is the raw per-floor counter. Deaths count agents dead at the end (a
-    revive clears the cause).
+    current-floor count is the raw per-floor counter. ``won`` is 1 once the boss is defeated
+    (the episode's win, GAME.md §7.2), ``boss_progress`` the hits it took. Deaths count agents
+    dead at the end (a revive clears the cause).
     """
     world, cause = state.world, state.players.death_cause
     entered = state.players.achievements.any(axis=0)
@@ -235,6 +240,8 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
         "Progression/max_level_reached": deepest,
         "Progression/total_monsters_killed": world.kills.sum() - OVERWORLD_INITIAL_KILLS,
         "Progression/current_level_monsters_killed": world.kills[world.floor],
+        "Progression/won": boss_defeated(state),
+        "Progression/boss_progress": world.boss_progress,
         "Deaths/total_deaths": (cause > 0).sum(),
     }
     for code, name in enumerate(DEATH_CAUSES, start=1):

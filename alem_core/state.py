@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
+from alem_core.tables import BOSS_WAVE_TIMER
+
 
 class _Replace:
     def replace(self, **changes: object):
@@ -90,14 +92,25 @@ class World(_Replace):
     """() float32 day/night light level (GAME.md §10.3)."""
     potion_effect: jax.Array
     """(6,) int32 per-episode permutation: potion colour -> effect."""
+    boss_timer: jax.Array
+    """() int32 boss wave timer: counts down on the boss floor, a wave runs while it is > 0,
+    reset to ``BOSS_WAVE_TIMER`` by each hit on the boss (``systems/boss.py``)."""
+    boss_progress: jax.Array
+    """() int32 hits landed on the vulnerable boss; ``BOSS_PROGRESS_TO_WIN`` defeats it."""
 
     @classmethod
     def on_floor(cls, floors: FloorMaps, floor: int | jax.Array, **values: jax.Array) -> World:
-        """A world on ``floor`` of the stack ``floors`` (cast to ``MAP_DTYPES``)."""
+        """A world on ``floor`` of the stack ``floors`` (cast to ``MAP_DTYPES``), with the boss
+        fight not started (timer ``BOSS_WAVE_TIMER``, progress 0) unless ``values`` say so."""
         floors = FloorMaps(**{n: getattr(floors, n).astype(t) for n, t in MAP_DTYPES.items()})
         hot = {n: getattr(floors, n)[floor] for n in MAP_DTYPES}
         floor = jnp.asarray(floor, jnp.int32)
-        return cls(**hot, floors=floors, floor=floor, deepest=floor, **values)
+        boss = {
+            "boss_timer": jnp.asarray(BOSS_WAVE_TIMER, jnp.int32),
+            "boss_progress": jnp.zeros((), jnp.int32),
+        }
+        boss.update(values)
+        return cls(**hot, floors=floors, floor=floor, deepest=floor, **boss)
 
     def stacked(self) -> FloorMaps:
         """Every floor's maps, with the hot copy of the current floor in place."""
@@ -218,6 +231,9 @@ class Players(_Replace):
     """(P, L) bool this player opened a chest on that floor (first-chest loot)."""
     death_cause: jax.Array
     """(P,) int32 0 alive, 1 friendly fire, 2 combat, 3 starvation, 4 dehydration, 5 exhaustion."""
+    death_floor: jax.Array
+    """(P,) int32 floor the player died on (kept while dead, whatever floor the team goes to);
+    -1 while alive."""
 
 
 @jax.tree_util.register_dataclass

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.constants import ROLE_OF_INDEX
+from alem_core.constants import ROLE_OF_INDEX, Block
 from alem_core.observation_parts import (
     HANDOVER_HORIZON,
     LIGHT_THRESHOLD,
@@ -28,6 +28,7 @@ from alem_core.params import StaticParams
 from alem_core.pixels.textures import ACCENTS, Atlas
 from alem_core.pixels.textures_ui import Icon
 from alem_core.state import State
+from alem_core.systems.boss import boss_vulnerable
 
 MOB_FIELDS = ("melee", "passive", "ranged")
 PROJECTILE_FIELDS = ("mob_projectiles", "player_projectiles")
@@ -56,6 +57,13 @@ def scatter_ids(rel: jax.Array, value: jax.Array) -> jax.Array:
     rows = jnp.where(inside, rel[:, 0], VIEW_ROWS)
     layer = jnp.zeros((VIEW_ROWS, VIEW_COLS), value.dtype)
     return layer.at[rows, rel[:, 1]].max(value, mode="drop")
+
+
+def shown_blocks(block: jax.Array, vulnerable: jax.Array) -> jax.Array:
+    """Block ids as drawn: the boss shows its render-only vulnerable variant while it can be
+    hit (GAME.md §2.1); the symbolic view keeps the plain NECROMANCER."""
+    necromancer = (block == Block.NECROMANCER) & vulnerable
+    return jnp.where(necromancer, Block.NECROMANCER_VULNERABLE, block)
 
 
 def entity_markers(state: State, static: StaticParams) -> dict[str, tuple[jax.Array, jax.Array]]:
@@ -195,6 +203,7 @@ def map_tiles(state: State, static: StaticParams, at: Atlas) -> tuple[jax.Array,
     ints, light = padded_floor(state)
     pos = state.players.pos
     markers = entity_markers(state, static)
+    vulnerable = boss_vulnerable(state)
 
     def one(viewer_pos: jax.Array) -> tuple[jax.Array, jax.Array]:
         window = view_window(ints, viewer_pos)
@@ -203,7 +212,7 @@ def map_tiles(state: State, static: StaticParams, at: Atlas) -> tuple[jax.Array,
         seen = lit > LIGHT_THRESHOLD
         coord = window[..., 2]
         cues = jnp.stack([(c & seen).sum() for c in (coord > 0, coord < 0, layers["elite"] > 0)])
-        tiles = at.blocks[window[..., 0]]
+        tiles = at.blocks[shown_blocks(window[..., 0], vulnerable)]
         tiles = over(tiles, at.items[window[..., 1]])
         tiles = _coordination(tiles, window, layers, at, static.player_count)
         tiles = _creatures(tiles, layers, at)

@@ -18,8 +18,8 @@ from alem_core.params import Params, StaticParams
 from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
 from alem_core.state import Players, State
 from alem_core.survival_tables import GOD_MODE_MIN_HEALTH, INTRINSICS
+from alem_core.tables import BOSS_FLOOR
 
-BOSS_FLOOR = 8
 R = INTRINSICS
 
 

@@ -1,7 +1,8 @@
 """End-of-step bookkeeping: alive flags, death causes, the clock and daylight (GAME.md §3.6, §10.3).
 
-Reads: players.health, food, drink, alive; health snapshots taken by the pipeline.
-Writes: players.alive, players.death_cause, state.timestep, world.daylight, stats counters.
+Reads: players.health, food, drink, alive; world.floor; health snapshots taken by the pipeline.
+Writes: players.alive, players.death_cause, players.death_floor, state.timestep,
+world.daylight, stats counters.
 """
 
 from __future__ import annotations
@@ -46,14 +47,16 @@ def end_step(
     params: Params,
     static: StaticParams,
 ) -> State:
-    """Set alive := health > 0, record causes of new deaths, advance the clock and daylight."""
+    """Set alive := health > 0, record the cause and floor of new deaths (cleared on a revive),
+    advance the clock and daylight."""
     players = state.players
     alive = players.health > 0
     died = players.alive & ~alive
     cause = jnp.where(died, death_cause(state, health_before, after_do, after_mobs), 0)
     revived = ~players.alive & alive
     cause = jnp.where(died, cause, jnp.where(revived, 0, players.death_cause))
-    players = dataclasses.replace(players, alive=alive, death_cause=cause)
+    floor = jnp.where(died, state.world.floor, jnp.where(revived, -1, players.death_floor))
+    players = dataclasses.replace(players, alive=alive, death_cause=cause, death_floor=floor)
     timestep = state.timestep + 1
     world = dataclasses.replace(state.world, daylight=daylight(timestep, params))
     return dataclasses.replace(state, players=players, world=world, timestep=timestep)

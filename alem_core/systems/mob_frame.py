@@ -21,9 +21,6 @@ from alem_core.constants import Achievement
 from alem_core.state import Mobs, Players, Stats
 from alem_core.systems.combat import damage_to_players
 
-BOSS_FLOOR = 8
-"""Floor of the graveyard: mobs always chase there and hit 1.5x harder."""
-BOSS_DAMAGE_MULTIPLIER = 1.5
 FAR = 1 << 20
 """Distance reported when no player is alive (larger than any map)."""
 

@@ -33,8 +33,6 @@ from alem_core.grid import DIRECTIONS, in_bounds
 from alem_core.params import Params, StaticParams
 from alem_core.state import Entities, State
 from alem_core.systems.mob_frame import (
-    BOSS_DAMAGE_MULTIPLIER,
-    BOSS_FLOOR,
     FAR,
     Frame,
     block_at,
@@ -52,6 +50,8 @@ from alem_core.systems.projectiles import (
     move_player_projectiles,
 )
 from alem_core.tables import (
+    BOSS_DAMAGE_MULTIPLIER,
+    BOSS_FLOOR,
     MELEE_CHASE_DISTANCE,
     MELEE_CHASE_PROB,
     MELEE_COOLDOWN,

@@ -25,8 +25,6 @@ from alem_core.params import Params, StaticParams
 from alem_core.state import Entities, Players
 from alem_core.systems.combat import player_defence
 from alem_core.systems.mob_frame import (
-    BOSS_DAMAGE_MULTIPLIER,
-    BOSS_FLOOR,
     Frame,
     block_at,
     hurt_players,
@@ -34,6 +32,8 @@ from alem_core.systems.mob_frame import (
     same_cell,
 )
 from alem_core.tables import (
+    BOSS_DAMAGE_MULTIPLIER,
+    BOSS_FLOOR,
     FLOOR_DEFEAT_MELEE,
     FLOOR_DEFEAT_RANGED,
     MOB_DEFENCE,

@@ -7,8 +7,12 @@ pre-rolled ``elite``/``hard``/``required`` fields are kept.
 
 Classes spawn in the order passive, melee, ranged; each sees the cells taken by the earlier ones.
 The cell is drawn uniformly among eligible cells by inverting the cumulative count of the
-eligibility map (one uniform per class, no per-cell noise; see ``_sample_cell``). Normal
-spawning is off on the boss floor; boss waves belong to the boss system.
+eligibility map (one uniform per class, no per-cell noise; see ``_sample_cell``).
+
+The boss floor (the boss fight) has its own rule: no passive mobs; melee and ranged mobs only
+while a boss wave is in progress, with the chance x1000 (certain), only on grave tiles within
+Euclidean distance 6 of an alive player, and of the types of the floor-mapping row indexed by
+the boss progress. When a wave runs is the boss system's (``boss.py``).
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ import numpy as np
 from alem_core.constants import Block, MobClass
 from alem_core.params import Params, StaticParams
 from alem_core.state import Entities, State
-from alem_core.systems.mob_frame import BOSS_FLOOR
+from alem_core.systems.boss import on_boss_floor, wave_cells, wave_in_progress, wave_types
 from alem_core.tables import (
+    BOSS_WAVE_CHANCE_MULTIPLIER,
     FLOOR_IS_DUNGEON,
     FLOOR_MELEE_CHANCE,
     FLOOR_MELEE_TYPE,
@@ -98,6 +103,25 @@ def _plans(state: State, static: StaticParams) -> tuple[_Plan, _Plan, _Plan]:
         jnp.where(dungeon, DUNGEON_RANGED_CAP, NO_CAP),
         HOSTILE_MIN_DISTANCE,
     )
+    return _boss_plans(state, passive, melee, ranged)
+
+
+def _boss_plans(
+    state: State, passive: _Plan, melee: _Plan, ranged: _Plan
+) -> tuple[_Plan, _Plan, _Plan]:
+    """On the boss floor: no passive spawns, hostile ones only in a wave, of the wave's types."""
+    boss = on_boss_floor(state)
+    in_wave = jnp.where(wave_in_progress(state), BOSS_WAVE_CHANCE_MULTIPLIER, 0.0)
+    boss_melee, boss_ranged = wave_types(state)
+    passive = passive._replace(chance=jnp.where(boss, 0.0, passive.chance))
+    melee = melee._replace(
+        kind=jnp.where(boss, boss_melee, melee.kind),
+        chance=jnp.where(boss, melee.chance * in_wave, melee.chance),
+    )
+    ranged = ranged._replace(
+        kind=jnp.where(boss, boss_ranged, ranged.kind),
+        chance=jnp.where(boss, ranged.chance * in_wave, ranged.chance),
+    )
     return passive, melee, ranged
 
 
@@ -124,13 +148,16 @@ def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParam
     row_ids = jnp.arange(static.map_size[0])[:, None]
     col_ids = jnp.arange(static.map_size[1])[None, :]
     mobs = state.mobs
+    graves = wave_cells(block, dist2)
+    boss = on_boss_floor(state)
     for row, plan in enumerate(_plans(state, static)):
         tile = jnp.where(jnp.asarray(_AQUATIC)[plan.mob_class, plan.kind], water, ground)
         lo = plan.min_distance
         band = (dist2 > lo * lo) & (dist2 < params.mob_despawn_distance**2)
-        go = (u[row, 0] < plan.chance) & (floor != BOSS_FLOOR)
+        cells = jnp.where(boss, graves, tile & band) & free
+        go = u[row, 0] < plan.chance
         ents = getattr(mobs, _NAMES[plan.mob_class])
-        ents, cell = _spawn_one(ents, floor, tile & band & free, u[row, 1], go, plan, params)
+        ents, cell = _spawn_one(ents, floor, cells, u[row, 1], go, plan, params)
         free = free & ((row_ids != cell[0]) | (col_ids != cell[1]))  # later classes avoid it
         mobs = mobs.replace(**{_NAMES[plan.mob_class]: ents})
     return state.replace(mobs=mobs)

@@ -16,8 +16,8 @@ import numpy as np
 
 import alem_core
 from alem_core.constants import MobClass
-from alem_core.observation import boss_vulnerable as _boss_vulnerable
 from alem_core.state import light_level
+from alem_core.systems.boss import boss_vulnerable as _boss_vulnerable
 from alem_core.tables import TASK_BLOCK
 
 _MOB_FIELDS = {
@@ -103,7 +103,7 @@ def timestep(s) -> int:
 
 def boss_vulnerable(s, static: alem_core.StaticParams) -> bool:
     """The boss is in a vulnerable window (the symbolic observation's floor-info value)."""
-    return bool(_boss_vulnerable(s, static) > 0.5)
+    return bool(_boss_vulnerable(s))
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,22 @@ def test_one_agent_drops_coordination_from_every_denominator():
     assert _scalar(out, "Team/total_achievements") == 2
 
 
+def test_the_benchmark_world_counts_all_93_achievements():
+    # The default shapes (nine floors, P = 3): every achievement is eligible, 376 reward points.
+    default = StaticParams()
+    assert default.num_levels == 9 and default.player_count == 3
+    # Wood is basic (1), sapphire intermediate (3), the boss very advanced (8).
+    state = _state(default, {0: [A.COLLECT_WOOD, A.DEFEAT_NECROMANCER, A.COLLECT_SAPPHIRE]})
+    out = score(state, default)
+    assert _scalar(out, "Team/achievement_pct") == pytest.approx(3 / 93)
+    assert _scalar(out, "Team/reward_pct_of_max") == pytest.approx((1 + 8 + 3) / 376)
+    assert _scalar(out, "Team/normal_reward_pct_of_max") == pytest.approx((1 + 8 + 3) / 217)
+    solo = StaticParams(player_count=1)
+    out = score(_state(solo, {0: [A.DEFEAT_NECROMANCER, A.COORD_2_AGENTS_HARD]}), solo)
+    assert _scalar(out, "Team/achievement_pct") == pytest.approx(1 / 66)
+    assert _scalar(out, "Team/reward_pct_of_max") == pytest.approx(8 / 217)
+
+
 def test_overworld_only_world_counts_57_achievements():
     # Sapphire needs a deeper floor; the 30 normal overworld ones weigh 26 x 1 + 4 x 3 = 38.
     unlocks = {0: [A.COLLECT_WOOD, A.COLLECT_SAPPHIRE], 2: [A.COORD_BUILD_SHELTER]}
@@ -130,6 +146,7 @@ def test_cooperation_progression_deaths_and_agent_fields():
     )
     players = state.players.replace(
         death_cause=jnp.array([0, 3, 2], jnp.int32),
+        death_floor=jnp.array([-1, 1, 0], jnp.int32),
         alive=jnp.array([True, False, False]),
         inventory=state.players.inventory.at[0, 0].set(7),
     )
@@ -146,6 +163,10 @@ def test_cooperation_progression_deaths_and_agent_fields():
     assert _scalar(out, "Deaths/starvation_count") == 1
     assert _scalar(out, "Deaths/combat_count") == 1
     assert _scalar(out, "Agent1/died_from_starvation") == 1
+    assert _scalar(out, "Agent1/level_at_death") == 1
+    assert _scalar(out, "Agent2/level_at_death") == 0
+    assert _scalar(out, "Agent0/level_at_death") == -1  # alive
+    assert _scalar(out, "Progression/won") == 0
     assert _scalar(out, "Agent1/alive") == 0
     assert _scalar(out, "Agent0/inventory_wood") == 7
     assert _scalar(out, "Agent1/monsters_killed") == 3
