@@ -18,6 +18,7 @@ from alem_core.systems.construction import build_mask
 from alem_core.systems.consumables import DRINK_ACTIONS, can_drink_potion, can_read_book
 from alem_core.systems.crafting import craft_mask
 from alem_core.systems.enchanting import ENCHANT_ACTIONS, can_enchant
+from alem_core.systems.floors import can_ascend, can_descend
 from alem_core.systems.launching import can_cast_spell, can_shoot_arrow
 from alem_core.systems.placement import placement_mask
 from alem_core.systems.trading import give_mask
@@ -46,7 +47,7 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     DRINK_POTION_* / READ_BOOK: that potion / a book in inventory. ENCHANT_*: an enchantment
     table adjacent (not necessarily faced), a ruby or a sapphire, full mana, the item and a
     passable gate (``enchanting.can_enchant``; looser than the rule, never stricter).
-    Not yet offered: DESCEND / ASCEND (only the overworld is generated so far).
+    DESCEND / ASCEND: on the ladder item, descend on a cleared floor (``floors.py``).
     """
     p = static.player_count
     mask = jnp.zeros((p, static.num_actions), bool)
@@ -61,6 +62,8 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     mask = mask.at[:, jnp.asarray(DRINK_ACTIONS)].set(can_drink_potion(state))
     mask = mask.at[:, Action.READ_BOOK].set(can_read_book(state))
     mask = mask.at[:, jnp.array(ENCHANT_ACTIONS)].set(can_enchant(state, params, static))
+    mask = mask.at[:, Action.DESCEND].set(can_descend(state, static))
+    mask = mask.at[:, Action.ASCEND].set(can_ascend(state, static))
     mask = mask.at[:, Action.BUILD_SHELTER : Action.BUILD_BEACON + 1].set(build_mask(state, static))
     slots = num_give_slots(p)
     if slots:

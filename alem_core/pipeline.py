@@ -9,6 +9,7 @@ deterministic ones. The order is the contract:
 * intrinsics run after combat, and inventory achievements after everything that changes items;
 * a hit on the boss lands at the end of the Do phase (after attacks on mobs), its wave timer
   counts down at the boss stage (§5.1 stage 13), and its defeat ends the episode as a win.
+The floor change comes first (§1.7), so everything else acts on the new floor.
 
 No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
@@ -41,6 +42,7 @@ from alem_core.systems.construction import build
 from alem_core.systems.consumables import drink_potions, read_books
 from alem_core.systems.crafting import craft
 from alem_core.systems.enchanting import enchant
+from alem_core.systems.floors import change_floor
 from alem_core.systems.handovers import expire_mining_handovers
 from alem_core.systems.interaction import interact_blocks
 from alem_core.systems.intrinsics import clamp_intrinsics, start_sleep_and_rest, update_intrinsics
@@ -89,6 +91,7 @@ class Stage(NamedTuple):
 
 
 PIPELINE: tuple[Stage, ...] = (
+    Stage("floor_change", lambda s, a, k, p, st: change_floor(s, a, p, st), False),
     Stage("crafting", _crafting, True),
     Stage("do_phase", _do_phase, True),
     Stage("placing", _placing, True),

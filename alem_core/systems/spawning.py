@@ -157,6 +157,8 @@ def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParam
         cells = jnp.where(boss, graves, tile & band) & free
         go = u[row, 0] < plan.chance
         ents = getattr(mobs, _NAMES[plan.mob_class])
+        if ents.alive.shape[1] == 0:  # a class with no slots (StaticParams allows 0)
+            continue
         ents, cell = _spawn_one(ents, floor, cells, u[row, 1], go, plan, params)
         free = free & ((row_ids != cell[0]) | (col_ids != cell[1]))  # later classes avoid it
         mobs = mobs.replace(**{_NAMES[plan.mob_class]: ents})

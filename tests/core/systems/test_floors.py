@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item
+from alem_core.masking import action_mask
 from alem_core.params import Params, StaticParams
 from alem_core.systems.floors import can_ascend, can_descend, change_floor
 from alem_core.systems.handovers import add_entries
@@ -95,6 +96,9 @@ def test_descend_needs_a_cleared_floor_and_the_ladder_item():
     cleared = two_floor_state()
     np.testing.assert_array_equal(can_descend(cleared, STATIC), [True, False, False])
     assert not bool(can_ascend(cleared, STATIC).any())  # no up ladder on the overworld
+    mask = action_mask(cleared, PARAMS, STATIC)
+    np.testing.assert_array_equal(mask[:, DESCEND], [True, False, False])
+    assert not bool(mask[:, ASCEND].any())
 
 
 def test_no_descend_from_the_last_floor():
