@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import alem_core
+from alem_core.rollout import compiled
 from alem_core.state import MAP_DTYPES
 
 STATE_BUDGET_BYTES = 150_000
@@ -35,17 +36,16 @@ def test_default_state_fits_the_memory_budget():
 @pytest.fixture(scope="module")
 def rollout():
     """Three jitted steps of the default world with random legal actions."""
-    reset = jax.jit(alem_core.reset, static_argnums=2)
-    step = jax.jit(alem_core.step, static_argnums=4)
+    reset, step = compiled(STATIC)  # shared with the other default-world tests
     key = jax.random.key(9999)
-    obs, state = reset(key, PARAMS, STATIC)
+    obs, state = reset(key, PARAMS)
     mask = alem_core.action_mask(state, PARAMS, STATIC)
     states = [state]
     for _ in range(3):
         key, act_key, step_key = jax.random.split(key, 3)
         logits = np.where(np.asarray(mask), 0.0, -np.inf)
         actions = jax.random.categorical(act_key, logits)
-        obs, state, _, _, _, info = step(step_key, state, actions, PARAMS, STATIC)
+        obs, state, _, _, _, info = step(step_key, state, actions, PARAMS)
         mask = info["action_mask"]
         states.append(state)
     return obs, states

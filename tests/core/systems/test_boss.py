@@ -17,6 +17,7 @@ from alem_core.observation import floor_info
 from alem_core.params import Params, StaticParams
 from alem_core.pixels import pixel_observation
 from alem_core.pixels.view import shown_blocks
+from alem_core.rollout import compiled
 from alem_core.score import score
 from alem_core.systems.boss import (
     boss_bookkeeping,
@@ -162,11 +163,9 @@ def test_defeat_ends_the_episode_as_a_win_through_the_pipeline():
     static, params = alem_core.StaticParams(), alem_core.make_params("medium")
     beside = [(20, 24), (24, 30), (30, 30)]
     state = boss_state(7, 0, beside, static=static, necromancers=[(19, 24), (23, 30)])
-    step = jax.jit(alem_core.step, static_argnums=4)
+    _, step = compiled(static)
     actions = do(DO, DO, NOOP)
-    _, out, reward, terminated, truncated, info = step(
-        jax.random.key(0), state, actions, params, static
-    )
+    _, out, reward, terminated, truncated, info = step(jax.random.key(0), state, actions, params)
     assert bool(info["won"]) and np.asarray(terminated).all() and not np.asarray(truncated).any()
     assert int(out.world.boss_progress) == 8
     assert achieved(out, A.DEFEAT_NECROMANCER) == [True, True, True]
@@ -180,7 +179,7 @@ def test_defeat_ends_the_episode_as_a_win_through_the_pipeline():
     assert float(final["Progression/boss_progress"][0]) == 8.0
     # One hit short: the fight goes on, and the hit starts the next wave.
     short = boss_state(5, 0, beside, static=static, necromancers=[(19, 24)])
-    _, on, _, terminated, _, info = step(jax.random.key(0), short, actions, params, static)
+    _, on, _, terminated, _, info = step(jax.random.key(0), short, actions, params)
     assert not bool(info["won"]) and not np.asarray(terminated).any()
     assert int(on.world.boss_progress) == 6 and int(on.world.boss_timer) == BOSS_WAVE_TIMER - 1
     assert float(score(on, static)["Progression/won"][0]) == 0.0
