@@ -20,6 +20,12 @@ Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, constr
   ``cross_role_achievements``, ``{forager,warrior,miner}_aligned_achievements``, attributes,
   ``inventory_<item>``, ``alive``, ``death_cause`` (code), ``died_from_<cause>``,
   ``monsters_killed``, ``damage_taken`` and the cooperation counters of ``metrics.py``.
+  Death causes follow the published benchmark in names and numbering (measured as a black box,
+  docs/decisions.md): codes 1 ``starvation``, 2 ``dehydration``, 3 ``exhaustion``,
+  4 ``mob_combat``, 5 ``friendly_fire`` (0 alive). The cause is filed by GAME.md §3.6's windows:
+  health lost in the Do phase -> friendly fire, lost from the Do phase to the end of mob
+  spawning -> mob combat (so a need tick on the step of a mob hit is still mob combat), else the
+  first unmet need. ``Deaths/<cause>_count`` use the same names.
 * ``Team/specialization_ratio`` = aligned / (aligned + cross-role), ``Team/mean_<attribute>``.
 * ``Achievements/<NAME>``: 100 x unlocked, per agent.
 * ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``,
