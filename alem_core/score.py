@@ -226,9 +226,10 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
     """``Progression/*`` and ``Deaths/*``.
 
     ``max_level_reached`` is the deepest floor any agent entered (ENTER_* achievements) or the
-    current one. Kill totals subtract the overworld's 10 pre-counted kills (GAME.md §9); the
-    current-floor count is the raw per-floor counter. Deaths count agents dead at the end (a
-    revive clears the cause).
+    current one. Kill counts subtract the overworld's 10 pre-counted kills (GAME.md §9), the
+    current-floor count too when the team is on the overworld (measured on the published
+    benchmark: 13 kills on floor 0 report 3; docs/decisions.md). Deaths count agents dead at
+    the end (a revive clears the cause).
     """
     world, cause = state.world, state.players.death_cause
     entered = state.players.achievements.any(axis=0)
@@ -240,7 +241,8 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
         "Progression/player_level": world.floor,
         "Progression/max_level_reached": deepest,
         "Progression/total_monsters_killed": world.kills.sum() - OVERWORLD_INITIAL_KILLS,
-        "Progression/current_level_monsters_killed": world.kills[world.floor],
+        "Progression/current_level_monsters_killed": world.kills[world.floor]
+        - jnp.where(world.floor == 0, OVERWORLD_INITIAL_KILLS, 0),
         "Deaths/total_deaths": (cause > 0).sum(),
     }
     for code, name in enumerate(DEATH_CAUSES, start=1):

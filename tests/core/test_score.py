@@ -141,6 +141,7 @@ def test_cooperation_progression_deaths_and_agent_fields():
     assert _scalar(out, "Cooperation/give_success_rate") == pytest.approx(3 / 5)
     assert _scalar(out, "Cooperation/trades_per_100_steps") == pytest.approx(1.5)
     assert _scalar(out, "Progression/total_monsters_killed") == 5  # 13 + 2 - the initial 10
+    assert _scalar(out, "Progression/current_level_monsters_killed") == 3  # on the overworld
     assert _scalar(out, "Progression/max_level_reached") == 1
     assert _scalar(out, "Progression/player_level") == 0
     assert _scalar(out, "Deaths/total_deaths") == 2
