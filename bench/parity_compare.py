@@ -1,26 +1,33 @@
 """Behavioural parity over whole episodes: ours vs the published ``alem-env`` (black box).
 
 Both sides play the same protocol: 3 agents, "medium" difficulty, individual rewards, the full
-9-floor env, N worlds vmapped in a jitted ``lax.scan`` of T steps with no reset, and a uniformly
-random team (every one of the 56 actions equally likely, no action mask). The episode ends when
-all agents are dead or at T (``max_timesteps = T`` on both sides). Three modes, each run with
-its own interpreter::
+9-floor env, N worlds vmapped, no reset, for T steps; the episode ends when all agents are dead
+or at T (``max_timesteps = T`` on both sides). Two teams (``--team``):
+
+* ``random`` (default): every one of the 56 actions equally likely, no action mask, drawn
+  inside one jitted ``lax.scan``;
+* ``greedy``: the scripted ``GreedyCoordinator`` of ``alem_pz/baselines.py``, one instance per
+  world, in a Python loop around one jitted vmapped step. It reads only an agent's observation
+  and action mask, and the peer's observation has the same layout (9718 floats for 3 agents,
+  GAME.md §8.1) and its ``get_avail_actions`` the same 56 action ids, so the same policy drives
+  both. It is loaded from its file, so the peer's interpreter needs neither PettingZoo nor our
+  adapters (it imports only ``alem_core``'s tables).
+
+Three modes, each run with its own interpreter::
 
     # peer side: alem-env==0.2.1 in a separate venv, public API only
-    /work/peer_venv/bin/python bench/parity_compare.py --peer --out peer.npz
+    /work/peer_venv/bin/python bench/parity_compare.py --peer --out peer.npz [--team greedy]
     # our side
     PYTHONPATH=$PWD /work/main/.venv/bin/python bench/parity_compare.py --ours --out ours.npz
     # table: each quantity, peer vs ours, difference, bootstrap standard error, flag > 4 SE
     python bench/parity_compare.py --compare peer.npz ours.npz
 
-The scripted greedy team (``alem_pz/baselines.py``) is not run on the peer: see
-``docs/decisions.md`` (parity protocol) for why.
-
 What each side records, from its public state and step output only (the same quantities,
 computed from the same kinds of fields): after every step, per agent, health, food, drink,
 energy, the hidden health-recovery counter, alive, sleeping, resting, friendly-fire damage dealt
 (cumulative, per attacker), the death-cause code and the number of melee mobs that hit the agent
-this step (a live melee mob adjacent to the agent with its cooldown just reset to 5); per world,
+this step (a live melee mob adjacent to the agent with its cooldown just reset to 5), position
+and facing (for the friendly-fire chances: an able agent facing a living teammate); per world,
 the floor and the live mob count per class on it; and the score dictionary of the terminal step
 (the peer's ``info["user_info"]`` on its first done step, ours ``alem_core.score.score`` of the
 final state with ``done``), which also gives the achievement unlocks.
@@ -87,6 +94,8 @@ def _peer_probe(jnp, s) -> dict:
         "mobs": jnp.stack(
             [c.mask[lvl].sum() for c in (s.melee_mobs, s.passive_mobs, s.ranged_mobs)]
         ),
+        "pos": s.player_position,
+        "facing": s.player_direction,
     }
 
 
@@ -108,6 +117,8 @@ def _our_probe(jnp, s) -> dict:
         "melee_hits": _melee_hits(jnp, m.pos[lvl], m.alive[lvl], m.cooldown[lvl], pl.pos),
         "floor": lvl,
         "mobs": jnp.stack([c.alive[lvl].sum() for c in (mobs.melee, mobs.passive, mobs.ranged)]),
+        "pos": pl.pos,
+        "facing": pl.facing,
         "damage_taken": s.stats.damage_taken,
     }
 
@@ -190,7 +201,10 @@ def _load_greedy():
     import importlib.util
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "alem_pz" / "baselines.py"
+    root = pathlib.Path(__file__).resolve().parents[1]
+    if str(root) not in sys.path:  # baselines reads alem_core's tables (numpy only)
+        sys.path.insert(0, str(root))
+    path = root / "alem_pz" / "baselines.py"
     spec = importlib.util.spec_from_file_location("parity_greedy_baselines", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

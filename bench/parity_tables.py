@@ -20,6 +20,8 @@ NEED_TICK_BELOW = -14.0
 REGEN_TICK_ABOVE = 23.0
 """Recovery counter before a regeneration tick: it fires above 25 after a step of +2 or +3."""
 MAX_HEALTH = 9.0
+DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
+"""Step per facing code (1 left, 2 right, 3 up, 4 down), GAME.md §2.3."""
 
 
 def load(path: str) -> dict:
@@ -84,6 +86,51 @@ def damage(tr: dict, ev: dict) -> dict[str, np.ndarray]:
     return out
 
 
+def friendly_fire_chances(tr: dict) -> dict[str, np.ndarray]:
+    """(T, N, P) ``chance``: an able agent faces a living teammate at the start of the step (a
+    Do would hit it), and ``hit``: the agent dealt friendly-fire damage in the step."""
+    if "pos" not in tr:
+        return {}
+    pos, alive = tr["pos"][:-1], tr["alive"][:-1].astype(bool)
+    able = alive & ~tr["sleeping"][:-1].astype(bool) & ~tr["resting"][:-1].astype(bool)
+    target = pos + DIRECTIONS[tr["facing"][:-1]]
+    on = (target[:, :, :, None, :] == pos[:, :, None, :, :]).all(-1) & alive[:, :, None, :]
+    on &= ~np.eye(pos.shape[2], dtype=bool)
+    gap = np.abs(pos[:, :, :, None, :] - pos[:, :, None, :, :]).sum(-1)
+    both = alive[:, :, :, None] & alive[:, :, None, :]
+    return {
+        "chance": able & on.any(-1),
+        "hit": np.diff(tr["ff_dealt"], axis=0) > 0,
+        "adjacent_pairs": ((gap == 1) & both).sum((-1, -2)) / 2,
+    }
+
+
+def friendly_fire(tr: dict) -> dict[str, np.ndarray]:
+    """Chances to hit a teammate and adjacent teammate pairs per world (first 200 steps)."""
+    ch = friendly_fire_chances(tr)
+    if not ch:
+        return {}
+    sl = slice(0, 200)
+    return {
+        "friendly_fire/chances@200": ch["chance"][sl].sum((0, 2)).astype(float),
+        "friendly_fire/hits@200": ch["hit"][sl].sum((0, 2)).astype(float),
+        "friendly_fire/adjacent_pair_steps@200": ch["adjacent_pairs"][sl].sum(0).astype(float),
+    }
+
+
+def friendly_fire_check(side: dict) -> str:
+    """Pooled hits per chance, and hits with no chance (0 if the facing codes are read right)."""
+    ch = friendly_fire_chances(side["trace"])
+    if not ch:
+        return f"{side['meta']['side']}: no positions recorded"
+    hits, chances = ch["hit"].sum(), ch["chance"].sum()
+    stray = (ch["hit"] & ~ch["chance"]).sum()
+    return (
+        f"{side['meta']['side']}: {hits} friendly-fire hits / {chances} chances = "
+        f"{hits / max(chances, 1):.4f} (a Do is 1/56 = 0.0179); hits without a chance: {stray}"
+    )
+
+
 def mobs(tr: dict) -> dict[str, np.ndarray]:
     """Live mobs per class on the team's floor at t = 100 and averaged over steps 1-100."""
     out = {}
@@ -127,7 +174,8 @@ def world_quantities(side: dict) -> dict[str, np.ndarray]:
     tr = side["trace"]
     ev = step_events(tr)
     out = {}
-    for part in (survival_and_vitals(tr), damage(tr, ev), deaths(side), mobs(tr)):
+    parts = (survival_and_vitals(tr), damage(tr, ev), friendly_fire(tr), deaths(side), mobs(tr))
+    for part in parts:
         out.update(part)
     out.update(score_keys(side))
     return out
@@ -208,6 +256,8 @@ def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> 
         own = np.diff(ours["trace"]["damage_taken"], axis=0).sum((0, 2)).mean()
         print(f"check: ours mob damage per world, own counter {own:.2f} vs inferred "
               f"{qb['damage/mobs'].mean():.2f}")  # fmt: skip
+    for side in (peer, ours):
+        print(friendly_fire_check(side))
     for side in (peer, ours):
         print(f"\ndeath attribution, {side['meta']['side']} (last step of each dying agent):")
         print("\n".join(death_attribution(side)))
