@@ -110,6 +110,8 @@ def test_soft_block_met_gives_the_bonus_and_soft_achievements():
     assert unlocked(out, Ach.COORD_2_AGENTS_SOFT) == [True, True, False]
     assert unlocked(out, Ach.COORD_MINE_STONE_SOFT) == [True, True, False]
     assert int(out.coordination.soft_bonus_events) == 1
+    assert int(out.coordination.sync_successes) == 1
+    assert int(out.coordination.sync_soft_successes) == 1
 
 
 def test_soft_solo_attempt_follows_its_seeded_draw():
@@ -124,6 +126,8 @@ def test_soft_solo_attempt_follows_its_seeded_draw():
         u = float(jax.random.uniform(jax.random.split(key, 3)[2], (3,))[0])
         assert stone(out)[0] == (1 if u >= 0.5 else 0), (seed, u)
         assert not unlocked(out, Ach.COORD_2_AGENTS_SOFT)[0]  # alone: no coordination credit
+        assert int(out.coordination.solo_soft_successes) == stone(out)[0]
+        assert int(out.coordination.sync_successes) == 0  # a lone success is not a sync one
     assert 0 in outcomes and 1 in outcomes  # both outcomes occur over these seeds
 
 
