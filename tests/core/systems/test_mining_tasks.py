@@ -128,6 +128,7 @@ def test_soft_solo_attempt_follows_its_seeded_draw():
         assert not unlocked(out, Ach.COORD_2_AGENTS_SOFT)[0]  # alone: no coordination credit
         assert int(out.coordination.solo_soft_successes) == stone(out)[0]
         assert int(out.coordination.sync_successes) == 0  # a lone success is not a sync one
+        assert int(out.coordination.sync_2_agents) == stone(out)[0]  # counted by the cell's N
     assert 0 in outcomes and 1 in outcomes  # both outcomes occur over these seeds
 
 
