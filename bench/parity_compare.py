@@ -96,6 +96,8 @@ def _peer_probe(jnp, s) -> dict:
         ),
         "pos": s.player_position,
         "facing": s.player_direction,
+        "mob_pos": jnp.concatenate([c.position[lvl] for c in (m, s.passive_mobs, s.ranged_mobs)]),
+        "mob_alive": jnp.concatenate([c.mask[lvl] for c in (m, s.passive_mobs, s.ranged_mobs)]),
     }
 
 
@@ -119,6 +121,8 @@ def _our_probe(jnp, s) -> dict:
         "mobs": jnp.stack([c.alive[lvl].sum() for c in (mobs.melee, mobs.passive, mobs.ranged)]),
         "pos": pl.pos,
         "facing": pl.facing,
+        "mob_pos": jnp.concatenate([c.pos[lvl] for c in (mobs.melee, mobs.passive, mobs.ranged)]),
+        "mob_alive": jnp.concatenate([c.alive[lvl] for c in (m, mobs.passive, mobs.ranged)]),
         "damage_taken": s.stats.damage_taken,
     }
 
@@ -190,7 +194,8 @@ def _loop_episode(jax, side: dict, key, steps: int):
         states, info, done, obs, mask = step(jax.random.split(k, n), states, jnp.asarray(actions))
         info0, done0 = _capture(jax, info, info0, done & ~done0), done0 | done
         obs, mask = np.asarray(obs), np.asarray(mask)
-        traces.append(probe(states))
+        traces.append({**probe(states), "action": jnp.asarray(actions)})
+    traces[0]["action"] = jnp.zeros((n, PLAYERS), jnp.int32)  # none before the first step
     traces = jax.tree.map(lambda *xs: jnp.stack(xs), *traces)
     return states, traces, info0, done0
 
