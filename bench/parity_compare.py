@@ -27,7 +27,8 @@ computed from the same kinds of fields): after every step, per agent, health, fo
 energy, the hidden health-recovery counter, alive, sleeping, resting, friendly-fire damage dealt
 (cumulative, per attacker), the death-cause code and the number of melee mobs that hit the agent
 this step (a live melee mob adjacent to the agent with its cooldown just reset to 5), position
-and facing (for the friendly-fire chances: an able agent facing a living teammate); per world,
+and facing (for the friendly-fire chances: an able agent facing a living teammate), and with
+the greedy team the action taken; per world, the positions and alive flags of the mob slots,
 the floor and the live mob count per class on it; and the score dictionary of the terminal step
 (the peer's ``info["user_info"]`` on its first done step, ours ``alem_core.score.score`` of the
 final state with ``done``), which also gives the achievement unlocks.
