@@ -21,6 +21,12 @@ Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, constr
   ``inventory_<item>``, ``alive``, ``death_cause`` (code), ``died_from_<cause>``,
   ``level_at_death`` (the floor of the agent's death, -1 while alive), ``monsters_killed``,
   ``damage_taken`` and the cooperation counters of ``metrics.py``.
+  Death causes follow the published benchmark in names and numbering (measured as a black box,
+  docs/decisions.md): codes 1 ``starvation``, 2 ``dehydration``, 3 ``exhaustion``,
+  4 ``mob_combat``, 5 ``friendly_fire`` (0 alive). The cause is filed by GAME.md §3.6's windows:
+  health lost in the Do phase -> friendly fire, lost from the Do phase to the end of mob
+  spawning -> mob combat (so a need tick on the step of a mob hit is still mob combat), else the
+  first unmet need. ``Deaths/<cause>_count`` use the same names.
 * ``Team/specialization_ratio`` = aligned / (aligned + cross-role), ``Team/mean_<attribute>``.
 * ``Achievements/<NAME>``: 100 x unlocked, per agent.
 * ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``
@@ -224,10 +230,11 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
     """``Progression/*`` and ``Deaths/*``.
 
     ``max_level_reached`` is the deepest floor any agent entered (ENTER_* achievements) or the
-    current one. Kill totals subtract the overworld's 10 pre-counted kills (GAME.md §9); the
-    current-floor count is the raw per-floor counter. ``won`` is 1 once the boss is defeated
-    (the episode's win, GAME.md §7.2), ``boss_progress`` the hits it took. Deaths count agents
-    dead at the end (a revive clears the cause).
+    current one. Kill counts subtract the overworld's 10 pre-counted kills (GAME.md §9), the
+    current-floor count too when the team is on the overworld (measured on the published
+    benchmark: 13 kills on floor 0 report 3; docs/decisions.md). ``won`` is 1 once the boss is
+    defeated (the episode's win, GAME.md §7.2), ``boss_progress`` the hits it took. Deaths count
+    agents dead at the end (a revive clears the cause).
     """
     world, cause = state.world, state.players.death_cause
     entered = state.players.achievements.any(axis=0)
@@ -239,7 +246,8 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
         "Progression/player_level": world.floor,
         "Progression/max_level_reached": deepest,
         "Progression/total_monsters_killed": world.kills.sum() - OVERWORLD_INITIAL_KILLS,
-        "Progression/current_level_monsters_killed": world.kills[world.floor],
+        "Progression/current_level_monsters_killed": world.kills[world.floor]
+        - jnp.where(world.floor == 0, OVERWORLD_INITIAL_KILLS, 0),
         "Progression/won": boss_defeated(state),
         "Progression/boss_progress": world.boss_progress,
         "Deaths/total_deaths": (cause > 0).sum(),

@@ -21,6 +21,7 @@ import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, ROLE_OF_INDEX, Achievement, Inv, Role
 from alem_core.params import StaticParams
+from alem_core.systems.lifecycle import DEATH_CAUSES as CAUSE_OF_CODE
 from alem_core.tables import ACHIEVEMENT_IS_COORD, ACHIEVEMENT_WEIGHT, FLOOR_ENTER_ACHIEVEMENT
 
 A = Achievement
@@ -118,8 +119,9 @@ OVERWORLD_NORMAL = _mask(
 ENTER_FLOOR = {floor: A(int(ach)) for floor, ach in enumerate(FLOOR_ENTER_ACHIEVEMENT) if ach >= 0}
 """The achievement unlocked by first reaching each floor below the overworld (GAME.md §1.4)."""
 
-DEATH_CAUSES = ("friendly_fire", "combat", "starvation", "dehydration", "exhaustion")
-"""Names of ``Players.death_cause`` codes 1..5 (0 = alive)."""
+DEATH_CAUSES = CAUSE_OF_CODE[1:]
+"""Names of ``Players.death_cause`` codes 1..5 (0 = alive), in the published benchmark's
+numbering (``systems/lifecycle.DEATH_CAUSES``, docs/decisions.md "Death-cause codes")."""
 
 ATTRIBUTES = (
     "health",

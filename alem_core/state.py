@@ -230,7 +230,8 @@ class Players(_Replace):
     chest_opened: jax.Array
     """(P, L) bool this player opened a chest on that floor (first-chest loot)."""
     death_cause: jax.Array
-    """(P,) int32 0 alive, 1 friendly fire, 2 combat, 3 starvation, 4 dehydration, 5 exhaustion."""
+    """(P,) int32 ``lifecycle.DEATH_CAUSES`` code: 0 alive, 1 starvation, 2 dehydration,
+    3 exhaustion, 4 mob combat, 5 friendly fire (the published numbering)."""
     death_floor: jax.Array
     """(P,) int32 floor the player died on (kept while dead, whatever floor the team goes to);
     -1 while alive."""

@@ -90,8 +90,8 @@ def _facts(state: State, actions: jax.Array, static: StaticParams) -> _Facts:
 
 
 def _sync_groups(f: _Facts) -> tuple[jax.Array, ...]:
-    """(member, built, credited, pays, any group unfunded): sync-site groups, one per cell and
-    structure type."""
+    """(funded, built, credited, pays, any group unfunded): sync-site groups, one per cell and
+    structure type; ``funded`` marks members of a group in which someone can pay."""
     member = f.building & (f.block == Block.CONSTRUCTION_SITE) & (f.value > 0)
     group = f.same_cell & (f.kind[:, None] == f.kind[None, :]) & member[None, :]
     k = group.sum(axis=1)
@@ -104,7 +104,9 @@ def _sync_groups(f: _Facts) -> tuple[jax.Array, ...]:
     # The lowest-index member able to pay pays (groups differ by cell and structure type).
     group_key = jnp.concatenate([f.cell, f.kind[:, None]], axis=1)
     pays = payers & built & ~lower_index_claims(group_key, payers)
-    return member, built, built & (k >= f.value), pays, (member & ~funded).any()
+    # A sync attempt is a funded group; BUILD_* with nobody able to pay counts only as an
+    # unfunded attempt, as in the published benchmark (docs/decisions.md).
+    return funded, built, built & (k >= f.value), pays, (member & ~funded).any()
 
 
 def _handovers(state: State, f: _Facts):
@@ -135,7 +137,7 @@ def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     f = _facts(state, actions, static)
     reverted = ((f.cell[:, None, :] == revert_cells[None]).all(-1) & reverting[None]).any(1)
     f = f._replace(block=jnp.where(reverted, Block.CONSTRUCTION_SITE, f.block))
-    member, built, credited, pays, unfunded = _sync_groups(f)
+    funded, built, credited, pays, unfunded = _sync_groups(f)
     table, completes, initiators, made = _handovers(state, f)
     finished = pays | completes
     world, players = state.world, state.players
@@ -163,7 +165,7 @@ def build(state: State, actions: jax.Array, static: StaticParams) -> State:
     )
     per_type = jax.nn.one_hot(f.kind, len(STRUCTURES), dtype=jnp.int32)
     counters = state.coordination.bump(
-        build_sync_attempts=member.any(),
+        build_sync_attempts=funded.any(),
         build_sync_successes=built.any(),
         build_unfunded=unfunded,
         build_handover_setups=made.any(),

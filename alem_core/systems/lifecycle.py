@@ -15,8 +15,11 @@ import jax.numpy as jnp
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 
-ALIVE, FRIENDLY_FIRE, COMBAT, STARVATION, DEHYDRATION, EXHAUSTION = range(6)
-DEATH_CAUSES = ("alive", "friendly_fire", "combat", "starvation", "dehydration", "exhaustion")
+ALIVE, STARVATION, DEHYDRATION, EXHAUSTION, MOB_COMBAT, FRIENDLY_FIRE = range(6)
+DEATH_CAUSES = ("alive", "starvation", "dehydration", "exhaustion", "mob_combat", "friendly_fire")
+"""Name of each ``Players.death_cause`` code. The numbering and the names are the published
+benchmark's, measured as a black box (docs/decisions.md, "Death-cause codes"), so a code or a
+``died_from_<name>`` key means the same thing in both."""
 
 
 def daylight(timestep: jax.Array, params: Params) -> jax.Array:
@@ -28,14 +31,16 @@ def daylight(timestep: jax.Array, params: Params) -> jax.Array:
 def death_cause(
     state: State, health_before: jax.Array, after_do: jax.Array, after_mobs: jax.Array
 ) -> jax.Array:
-    """(P,) cause code for each player: friendly fire if health fell in the Do phase, combat if
-    it fell between the Do phase and the end of spawning, else the first unmet need."""
+    """(P,) cause code for each player: friendly fire if health fell in the Do phase, mob combat
+    if it fell between the Do phase and the end of spawning, else the first unmet need (food,
+    drink, energy). A death from an unmet need on a step that also saw a mob hit is filed as
+    mob combat, as in the published benchmark (docs/decisions.md, "Death causes")."""
     players = state.players
     need = jnp.where(
         players.food <= 0, STARVATION, jnp.where(players.drink <= 0, DEHYDRATION, EXHAUSTION)
     )
     return jnp.where(
-        after_do < health_before, FRIENDLY_FIRE, jnp.where(after_mobs < after_do, COMBAT, need)
+        after_do < health_before, FRIENDLY_FIRE, jnp.where(after_mobs < after_do, MOB_COMBAT, need)
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 from alem_core.constants import Achievement
 from alem_core.params import StaticParams
 from alem_core.score import HEADLINE_KEYS, score, score_keys
+from alem_core.systems.lifecycle import ALIVE, MOB_COMBAT, STARVATION
 from alem_core.testing import hand_built_state
 
 A = Achievement
@@ -145,7 +146,7 @@ def test_cooperation_progression_deaths_and_agent_fields():
         monsters_killed=jnp.array([0, 3, 0], jnp.int32),
     )
     players = state.players.replace(
-        death_cause=jnp.array([0, 3, 2], jnp.int32),
+        death_cause=jnp.array([ALIVE, STARVATION, MOB_COMBAT], jnp.int32),
         death_floor=jnp.array([-1, 1, 0], jnp.int32),
         alive=jnp.array([True, False, False]),
         inventory=state.players.inventory.at[0, 0].set(7),
@@ -157,11 +158,13 @@ def test_cooperation_progression_deaths_and_agent_fields():
     assert _scalar(out, "Cooperation/give_success_rate") == pytest.approx(3 / 5)
     assert _scalar(out, "Cooperation/trades_per_100_steps") == pytest.approx(1.5)
     assert _scalar(out, "Progression/total_monsters_killed") == 5  # 13 + 2 - the initial 10
+    assert _scalar(out, "Progression/current_level_monsters_killed") == 3  # on the overworld
     assert _scalar(out, "Progression/max_level_reached") == 1
     assert _scalar(out, "Progression/player_level") == 0
     assert _scalar(out, "Deaths/total_deaths") == 2
     assert _scalar(out, "Deaths/starvation_count") == 1
-    assert _scalar(out, "Deaths/combat_count") == 1
+    assert _scalar(out, "Deaths/mob_combat_count") == 1
+    assert _scalar(out, "Agent2/died_from_mob_combat") == 1
     assert _scalar(out, "Agent1/died_from_starvation") == 1
     assert _scalar(out, "Agent1/level_at_death") == 1
     assert _scalar(out, "Agent2/level_at_death") == 0

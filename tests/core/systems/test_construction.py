@@ -68,6 +68,7 @@ def test_sync_pair_one_payer_both_credited():
     assert wood(out) == [0, 10, 0]  # the lowest-index member who can pay
     assert has(out, Achievement.COORD_BUILD_SHELTER) == [True, True, False]
     assert np.asarray(out.coordination.builds).tolist() == [1, 0, 0]
+    assert int(out.coordination.build_sync_attempts) == 1
 
 
 def test_only_a_member_who_can_pay_pays():
@@ -94,6 +95,7 @@ def test_unfunded_group_builds_nothing():
     out = act(site(2, payers=()), SHELTER, SHELTER, NOOP)
     assert int(out.world.block[1, 2]) == Block.CONSTRUCTION_SITE
     assert int(out.coordination.build_unfunded) == 1
+    assert int(out.coordination.build_sync_attempts) == 0  # not an attempt (docs/decisions.md)
 
 
 def test_handover_build_started_then_completed_for_free():

@@ -110,6 +110,8 @@ def test_soft_block_met_gives_the_bonus_and_soft_achievements():
     assert unlocked(out, Ach.COORD_2_AGENTS_SOFT) == [True, True, False]
     assert unlocked(out, Ach.COORD_MINE_STONE_SOFT) == [True, True, False]
     assert int(out.coordination.soft_bonus_events) == 1
+    assert int(out.coordination.sync_successes) == 1
+    assert int(out.coordination.sync_soft_successes) == 1
 
 
 @pytest.mark.parametrize("fail", [0.0, 0.3, 1.0])
@@ -125,6 +127,10 @@ def test_soft_solo_attempt_fails_with_its_probability(fail):
     sd = np.sqrt(200 * fail * (1 - fail))
     assert abs(mined.sum() - 200 * (1 - fail)) <= 4 * sd + 1e-9, mined.sum()
     assert not np.asarray(outs.players.achievements[:, 0, Ach.COORD_2_AGENTS_SOFT]).any()
+    solo = np.asarray(outs.coordination.solo_soft_successes)
+    np.testing.assert_array_equal(solo, mined)  # a lone success counts as solo-soft
+    assert not np.asarray(outs.coordination.sync_successes).any()  # and not as a sync one
+    np.testing.assert_array_equal(np.asarray(outs.coordination.sync_2_agents), mined)  # cell's N
 
 
 def _handover_world(window: int):

@@ -1,0 +1,264 @@
+"""The comparison table of ``parity_compare.py``: per-world quantities, bootstrap errors, flags.
+
+numpy only, so it runs under either interpreter. Every quantity is one number per world; the
+difference of the two sides' means gets a standard error from a bootstrap over worlds (each
+side resampled independently) and is flagged when it exceeds ``FLAG_SE`` standard errors.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+FLAG_SE = 4.0
+CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 500)
+CAUSE_ALIASES = {"combat": "mob_combat"}
+"""Our cause names -> the published names, where they differ only in wording."""
+NEED_TICK_BELOW = -14.0
+"""Recovery counter before a need tick: it fires below -15 after a step of -1 or -0.5."""
+REGEN_TICK_ABOVE = 23.0
+"""Recovery counter before a regeneration tick: it fires above 25 after a step of +2 or +3."""
+MAX_HEALTH = 9.0
+DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
+"""Step per facing code (1 left, 2 right, 3 up, 4 down), GAME.md §2.3."""
+
+
+def load(path: str) -> dict:
+    """Traces (T+1, N, ...), terminal score keys (N, P), done flags (N,) and meta of one side."""
+    data = np.load(path)
+    meta = json.loads(str(data["meta"]))
+    traces = {k[6:]: data[k] for k in data.files if k.startswith("trace/")}
+    score = {k[6:]: data[k].astype(float) for k in data.files if k.startswith("score/")}
+    names = [CAUSE_ALIASES.get(c, c) for c in meta["cause_names"]]
+    return {"meta": meta, "trace": traces, "score": score, "done": data["done"], "causes": names}
+
+
+def step_events(tr: dict) -> dict:
+    """Per step (T, N, P) health events inferred from the traces, the same on both sides."""
+    alive_b = tr["alive"][:-1].astype(bool)
+    rec_b, rec_a = tr["recover"][:-1], tr["recover"][1:]
+    h_b, h_a = tr["health"][:-1], tr["health"][1:]
+    need = alive_b & (rec_b < NEED_TICK_BELOW) & (rec_a == 0)
+    regen = alive_b & (rec_b > REGEN_TICK_ABOVE) & (rec_a == 0)
+    gain = np.where(regen, np.minimum(2.0, MAX_HEALTH - h_b), 0.0)
+    ff = np.diff(tr["ff_dealt"], axis=0).sum(-1)  # (T, N) dealt by the world's agents
+    lost = np.where(alive_b, h_b - h_a, 0.0)
+    mob = np.maximum(0.0, (lost + gain - need).sum(-1) - ff)  # (T, N)
+    died = alive_b & ~tr["alive"][1:].astype(bool)
+    return {"need": need, "regen": regen, "ff": ff, "mob": mob, "died": died, "h_b": h_b}
+
+
+def _at(tr: dict, t: int) -> int:
+    return min(t, tr["health"].shape[0] - 1)
+
+
+def survival_and_vitals(tr: dict) -> dict[str, np.ndarray]:
+    """Alive fraction at checkpoints; mean vitals of the living; episode length."""
+    out = {}
+    alive = tr["alive"].astype(bool)
+    last = alive.shape[0] - 1
+    for t in (t for t in CHECKPOINTS if t <= last):
+        out[f"survival/alive_frac@{t}"] = alive[t].mean(-1)
+    for t in (t for t in CHECKPOINTS[:4] if t <= last):
+        for field in ("health", "food", "drink", "energy", "sleeping"):
+            v = np.where(alive[t], tr[field][t].astype(float), np.nan)
+            with np.errstate(invalid="ignore"):
+                out[f"vitals/{field}@{t}"] = np.nanmean(v, -1)
+    any_alive = alive.any(-1)
+    out["survival/episode_length"] = np.where(any_alive.all(0), last, any_alive.argmin(0))
+    out["survival/agent_steps_alive"] = alive[1:].sum((0, 2)).astype(float)
+    return out
+
+
+def damage(tr: dict, ev: dict) -> dict[str, np.ndarray]:
+    """Damage taken by source per world, over the first 100 steps and the whole run."""
+    out = {}
+    for label, t in (("@100", 100), ("", ev["mob"].shape[0])):
+        sl = slice(0, t)
+        out[f"damage/mobs{label}"] = ev["mob"][sl].sum(0)
+        out[f"damage/friendly_fire{label}"] = ev["ff"][sl].sum(0)
+        out[f"damage/needs{label}"] = ev["need"][sl].sum((0, 2)).astype(float)
+        out[f"damage/regen_ticks{label}"] = ev["regen"][sl].sum((0, 2)).astype(float)
+        out[f"damage/melee_hits{label}"] = tr["melee_hits"][1:][sl].sum((0, 2)).astype(float)
+        ff_hits = (np.diff(tr["ff_dealt"], axis=0)[sl] > 0).sum((0, 2))
+        out[f"damage/friendly_fire_hits{label}"] = ff_hits.astype(float)
+    return out
+
+
+def friendly_fire_chances(tr: dict) -> dict[str, np.ndarray]:
+    """(T, N, P) ``chance``: an able agent faces a living teammate at the start of the step (a
+    Do would hit it), and ``hit``: the agent dealt friendly-fire damage in the step."""
+    if "pos" not in tr:
+        return {}
+    pos, alive = tr["pos"][:-1], tr["alive"][:-1].astype(bool)
+    able = alive & ~tr["sleeping"][:-1].astype(bool) & ~tr["resting"][:-1].astype(bool)
+    target = pos + DIRECTIONS[tr["facing"][:-1]]
+    on = (target[:, :, :, None, :] == pos[:, :, None, :, :]).all(-1) & alive[:, :, None, :]
+    on &= ~np.eye(pos.shape[2], dtype=bool)
+    gap = np.abs(pos[:, :, :, None, :] - pos[:, :, None, :, :]).sum(-1)
+    both = alive[:, :, :, None] & alive[:, :, None, :]
+    return {
+        "chance": able & on.any(-1),
+        "hit": np.diff(tr["ff_dealt"], axis=0) > 0,
+        "adjacent_pairs": ((gap == 1) & both).sum((-1, -2)) / 2,
+    }
+
+
+def friendly_fire(tr: dict) -> dict[str, np.ndarray]:
+    """Chances to hit a teammate and adjacent teammate pairs per world (first 200 steps)."""
+    ch = friendly_fire_chances(tr)
+    if not ch:
+        return {}
+    sl = slice(0, 200)
+    return {
+        "friendly_fire/chances@200": ch["chance"][sl].sum((0, 2)).astype(float),
+        "friendly_fire/hits@200": ch["hit"][sl].sum((0, 2)).astype(float),
+        "friendly_fire/adjacent_pair_steps@200": ch["adjacent_pairs"][sl].sum(0).astype(float),
+    }
+
+
+def friendly_fire_check(side: dict) -> str:
+    """Pooled hits per chance, and hits with no chance (0 if the facing codes are read right)."""
+    ch = friendly_fire_chances(side["trace"])
+    if not ch:
+        return f"{side['meta']['side']}: no positions recorded"
+    hits, chances = ch["hit"].sum(), ch["chance"].sum()
+    stray = (ch["hit"] & ~ch["chance"]).sum()
+    return (
+        f"{side['meta']['side']}: {hits} friendly-fire hits / {chances} chances = "
+        f"{hits / max(chances, 1):.4f} (a Do is 1/56 = 0.0179); hits without a chance: {stray}"
+    )
+
+
+def mobs(tr: dict) -> dict[str, np.ndarray]:
+    """Live mobs per class on the team's floor at t = 100 and averaged over steps 1-100."""
+    out = {}
+    counts = tr["mobs"].astype(float)  # (T+1, N, 3)
+    for c, name in enumerate(("melee", "passive", "ranged")):
+        out[f"mobs/{name}@100"] = counts[_at(tr, 100), :, c]
+        out[f"mobs/{name}_mean_1_100"] = counts[1 : _at(tr, 100) + 1, :, c].mean(0)
+    return out
+
+
+def deaths(side: dict) -> dict[str, np.ndarray]:
+    """Deaths per world by the cause each side filed, at the end of the run."""
+    cause = side["trace"]["cause"][-1]
+    return {
+        f"deaths/{name}": (cause == code).sum(-1).astype(float)
+        for code, name in enumerate(side["causes"])
+        if code > 0
+    }
+
+
+def score_keys(side: dict) -> dict[str, np.ndarray]:
+    """Terminal score keys, averaged over agents (achievement keys as unlock fractions)."""
+    out = {}
+    for key, value in side["score"].items():
+        v = value.mean(-1) if value.ndim > 1 else value
+        if key.startswith("Achievements/"):
+            out["achievements/" + key.split("/", 1)[1].lower()] = v / 100.0
+        else:
+            out["score/" + _alias_key(key)] = v
+    return out
+
+
+def _alias_key(key: str) -> str:
+    for ours, theirs in CAUSE_ALIASES.items():
+        key = key.replace(f"died_from_{ours}", f"died_from_{theirs}")
+        key = key.replace(f"Deaths/{ours}_count", f"Deaths/{theirs}_count")
+    return key
+
+
+def world_quantities(side: dict) -> dict[str, np.ndarray]:
+    tr = side["trace"]
+    ev = step_events(tr)
+    out = {}
+    parts = (survival_and_vitals(tr), damage(tr, ev), friendly_fire(tr), deaths(side), mobs(tr))
+    for part in parts:
+        out.update(part)
+    out.update(score_keys(side))
+    return out
+
+
+def bootstrap_diff(a: np.ndarray, b: np.ndarray, boot: int, rng) -> tuple[float, float, float]:
+    """(mean a, mean b, standard error of mean b - mean a) with NaN worlds dropped."""
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if a.size == 0 or b.size == 0:
+        return np.nan, np.nan, np.nan
+    ma = a[rng.integers(0, a.size, (boot, a.size))].mean(1)
+    mb = b[rng.integers(0, b.size, (boot, b.size))].mean(1)
+    return a.mean(), b.mean(), float(np.sqrt(ma.var() + mb.var()))
+
+
+def death_attribution(side: dict) -> list[str]:
+    """Cross-table of each death: the cause filed vs what happened to health on the last step."""
+    tr = side["trace"]
+    ev = step_events(tr)
+    t_idx, w_idx, p_idx = np.nonzero(ev["died"])
+    cause = tr["cause"][t_idx + 1, w_idx, p_idx]
+    need = ev["need"][t_idx, w_idx, p_idx]
+    melee = tr["melee_hits"][t_idx + 1, w_idx, p_idx] > 0
+    ff = ev["ff"][t_idx, w_idx] > 0
+    h_b = ev["h_b"][t_idx, w_idx, p_idx]
+    kinds = np.where(
+        melee,
+        np.where(need, "melee+need", "melee"),
+        np.where(ff, "friendly_fire", np.where(need, "need_tick_only", "other(projectile?)")),
+    )
+    cols = ["need_tick_only", "melee", "melee+need", "friendly_fire", "other(projectile?)"]
+    lines = [f"{'filed cause':<16}" + "".join(f"{c:>20}" for c in cols) + f"{'h before':>10}"]
+    for code in np.unique(cause):
+        sel = cause == code
+        row = [(kinds[sel] == c).sum() for c in cols]
+        name = side["causes"][code] if code < len(side["causes"]) else f"code{code}"
+        lines.append(
+            f"{name:<16}" + "".join(f"{v:>20d}" for v in row) + f"{h_b[sel].mean():>10.2f}"
+        )
+    need_deaths = kinds == "need_tick_only"
+    lines.append(
+        f"deaths {len(cause)}; with a need tick alone on the last step: {need_deaths.sum()} "
+        f"(health before it: mean {h_b[need_deaths].mean() if need_deaths.any() else 0:.2f})"
+    )
+    return lines
+
+
+def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> None:
+    """Print every quantity both sides report: peer vs ours, difference, SE, flag."""
+    peer, ours = load(path_peer), load(path_ours)
+    rng = np.random.default_rng(seed)
+    qa, qb = world_quantities(peer), world_quantities(ours)
+    for side in (peer, ours):
+        n, steps = side["done"].shape[0], side["trace"]["health"].shape[0] - 1
+        print(f"{side['meta']['side']}: {n} worlds, {steps} steps, done {side['done'].mean():.2f}")
+    print(f"diff = ours - peer; SE by bootstrap over worlds ({boot}); ** = |diff| > {FLAG_SE} SE")
+    print(f"{'quantity':<58}{'peer':>10}{'ours':>10}{'diff':>10}{'SE':>9}{'z':>7}")
+    section, flagged = None, []
+    for name in [k for k in qa if k in qb]:
+        ma, mb, se = bootstrap_diff(qa[name], qb[name], boot, rng)
+        if (ma == 0 and mb == 0) or np.isnan(ma):
+            continue
+        head = name.split("/")[0]
+        if head != section:
+            print(f"[{head}]")
+            section = head
+        d = mb - ma
+        z = d / se if se > 0 else (0.0 if d == 0 else np.inf)
+        flag = "**" if abs(z) > FLAG_SE else ""
+        flagged += [name] if flag else []
+        print(f"{name:<58}{ma:>10.3f}{mb:>10.3f}{d:>+10.3f}{se:>9.3f}{z:>+7.1f} {flag}")
+    only = sorted(set(qa) ^ set(qb))
+    print(
+        f"\non one side only ({len(only)}): {', '.join(only[:40])}"
+        + (" ..." if len(only) > 40 else "")
+    )
+    if "damage_taken" in ours["trace"]:
+        own = np.diff(ours["trace"]["damage_taken"], axis=0).sum((0, 2)).mean()
+        print(f"check: ours mob damage per world, own counter {own:.2f} vs inferred "
+              f"{qb['damage/mobs'].mean():.2f}")  # fmt: skip
+    for side in (peer, ours):
+        print(friendly_fire_check(side))
+    for side in (peer, ours):
+        print(f"\ndeath attribution, {side['meta']['side']} (last step of each dying agent):")
+        print("\n".join(death_attribution(side)))
+    print(f"\nflagged ({len(flagged)}): {', '.join(flagged) or 'none'}")
