@@ -1,0 +1,326 @@
+"""N worlds x P agents stepped by one jitted call, with auto-reset from a reserve of worlds.
+
+    batch, out = init(key, num_worlds, params, static)
+    batch, out = step(batch, actions, params, static)          # actions (N, P) int
+    batch = refresh(batch, params, static, chunk)              # between calls, when needed
+
+Auto-reset: a per-slot reserve, refreshed between calls. Every world slot keeps, next to its
+running world, the pre-generated initial state (and its first observation and action mask) of
+its next episode. When a world ends, the next call swaps the reserve in; no world is generated
+inside ``step``. ``refresh`` (a separate jitted call) regenerates up to ``chunk`` consumed
+reserves at once, slots about to reset first. Why this and not Craftax's optimistic reset:
+* generating a world costs many steps, so it must stay out of the hot per-step path, and
+  generating in chunks of ``chunk`` worlds amortises the vmapped generator;
+* a reserve per slot never runs dry, even when every world is truncated on the same step (all
+  worlds start together, so at ``max_timesteps`` they all end at once), whereas a shared pool
+  smaller than N would have to hand the same world to several slots, as optimistic reset does;
+* the world of episode ``e`` in slot ``i`` is ``reset(fold_in(fold_in(seed, i), e))`` and its
+  step keys are ``fold_in`` of that key and the step count, so the same seed (and actions)
+  gives the same sequence of episodes whatever the refresh timing, chunk size or sharding.
+The cost is memory: two states per slot (plus the reserve's first observation).
+
+Reset timing follows Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its
+final observation, rewards, flags, episode statistics and score (``info["score"]``, computed in
+the same jitted call, under a ``lax.cond`` so steps where no world ends skip it). The next call
+resets that world: its actions are ignored, it returns the reserve's first observation with
+zero reward and ``info["reset"]`` True. A world that must reset while its reserve is still
+stale (only if ``refresh`` was skipped) waits instead of replaying an old world:
+``info["waiting"]`` is True, its observation is zero and only NOOP is legal, until a
+``refresh`` supplies its world. ``BatchRunner`` (``batch_runner.py``) refreshes so that this
+never happens.
+
+Sharding: ``shard`` splits the world axis of every leaf over a 1-D ``jax.sharding.Mesh`` of the
+local devices; the jitted functions then run on all devices (see ``batch_runner.py``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from alem_core.api import reset as core_reset
+from alem_core.api import step as core_step
+from alem_core.constants import Action
+from alem_core.masking import action_mask
+from alem_core.params import Params, StaticParams
+from alem_core.score import score
+from alem_core.state import State
+
+WORLD_AXIS = "worlds"
+
+
+class Batch(NamedTuple):
+    """Everything about N world slots (leading axis N on every leaf)."""
+
+    worlds: State
+    """The running worlds."""
+    reserve: State
+    """Each slot's next episode, pre-generated (valid where ``reserve_fresh``)."""
+    reserve_obs: jax.Array
+    """(N, P, D) float32 first observation of the reserve."""
+    reserve_mask: jax.Array
+    """(N, P, A) bool first action mask of the reserve."""
+    reserve_fresh: jax.Array
+    """(N,) bool the reserve holds the next episode (False once swapped in)."""
+    slot_key: jax.Array
+    """(N, 2) uint32 per-slot key: ``fold_in(seed key, slot)``."""
+    episode: jax.Array
+    """(N,) int32 index of the running episode in its slot (0 for the first)."""
+    length: jax.Array
+    """(N,) int32 steps taken in the running episode."""
+    returns: jax.Array
+    """(N, P) float32 undiscounted return of the running episode."""
+    done: jax.Array
+    """(N,) bool the world ended on the last call (it resets on the next one)."""
+
+
+class BatchOutput(NamedTuple):
+    """What one call returns (leading axis N)."""
+
+    obs: jax.Array
+    """(N, P, D) float32."""
+    reward: jax.Array
+    """(N, P) float32."""
+    terminated: jax.Array
+    """(N, P) bool."""
+    truncated: jax.Array
+    """(N, P) bool."""
+    info: dict
+    """``action_mask`` (N, P, A) bool, ``alive`` (N, P) bool, ``reset`` / ``waiting`` /
+    ``done`` (N,) bool, ``episode`` (N,) int32, ``episode_return`` (N, P) and
+    ``episode_length`` (N,) (non-zero where ``done``), ``score`` {key: (N, P) float32} (zero
+    where not ``done``; keys of ``alem_core.score.score``), ``stale_reserves`` () int32 and
+    ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
+    stale: ``refresh`` them first)."""
+
+
+def slot_keys(key: jax.Array, num_worlds: int) -> jax.Array:
+    """(N, 2) uint32 per-slot keys from one raw (2,) uint32 key."""
+    return jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(num_worlds))
+
+
+def _episode_keys(slot_key: jax.Array, episode: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(world key, step-key root) of one slot's episode."""
+    k_world, k_steps = jax.random.split(jax.random.fold_in(slot_key, episode))
+    return k_world, k_steps
+
+
+def _generate(slot_key, episode, params: Params, static: StaticParams):
+    """(obs, state, mask) of one slot's episode ``episode``."""
+    k_world, _ = _episode_keys(slot_key, episode)
+    obs, state = core_reset(k_world, params, static)
+    return obs, state, action_mask(state, params, static)
+
+
+def generate(keys: jax.Array, episodes: jax.Array, params: Params, static: StaticParams):
+    """``(obs (C, P, D), states, masks (C, P, A))``: episode ``episodes[c]`` of the slot whose
+    key is ``keys[c]``, for C slots at once (the only place worlds are made)."""
+    return jax.vmap(_generate, in_axes=(0, 0, None, None))(keys, episodes, params, static)
+
+
+def _select(which: jax.Array, new, old):
+    """Per-slot choice between two pytrees with leading axis N."""
+
+    def pick(a, b):
+        return jnp.where(which.reshape(which.shape + (1,) * (a.ndim - 1)), a, b)
+
+    return jax.tree.map(pick, new, old)
+
+
+def new_batch(keys: jax.Array, first, second, static: StaticParams) -> tuple[Batch, BatchOutput]:
+    """Assemble a batch from ``generate``'s output for episodes 0 (``first``) and 1
+    (``second``) of every slot; nothing is generated here."""
+    n = keys.shape[0]
+    obs, worlds, mask = first
+    r_obs, reserve, r_mask = second
+    p = static.player_count
+    no = jnp.zeros((n,), bool)
+    batch = Batch(
+        worlds, reserve, r_obs, r_mask, ~no, keys, jnp.zeros(n, jnp.int32),
+        jnp.zeros(n, jnp.int32), jnp.zeros((n, p), jnp.float32), no,
+    )  # fmt: skip
+    zero = jnp.zeros((n, p), jnp.float32)
+    scores = _zero_scores(worlds, no, static)
+    info = _info(batch, mask, worlds.players.alive, ~no, no, no, scores)
+    return batch, BatchOutput(obs, zero, zero > 0, zero > 0, info)
+
+
+def init_from_keys(
+    keys: jax.Array, params: Params, static: StaticParams
+) -> tuple[Batch, BatchOutput]:
+    """Generate every slot's episode 0 (running) and episode 1 (reserve).
+
+    Args:
+        keys: (N, 2) uint32 per-slot keys (``slot_keys``).
+    """
+    n = keys.shape[0]
+    first = generate(keys, jnp.zeros(n, jnp.int32), params, static)
+    second = generate(keys, jnp.ones(n, jnp.int32), params, static)
+    return new_batch(keys, first, second, static)
+
+
+def init(
+    key: jax.Array, num_worlds: int, params: Params, static: StaticParams
+) -> tuple[Batch, BatchOutput]:
+    """A batch of ``num_worlds`` slots from one raw (2,) uint32 key (see ``init_from_keys``)."""
+    return init_from_keys(slot_keys(key, num_worlds), params, static)
+
+
+def _scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
+    """Every world's score keys, each (N, P), zero where not ``done``."""
+    return jax.vmap(lambda s, d: score(s, static, d))(worlds, done)
+
+
+def _zero_scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
+    """Zeros shaped like ``_scores`` (nothing is computed)."""
+    shapes = jax.eval_shape(lambda: _scores(worlds, done, static))
+    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+
+def _info(batch, mask, alive, reset, waiting, done, scores) -> dict:
+    stale = ~batch.reserve_fresh
+    return {
+        "action_mask": mask,
+        "alive": alive,
+        "reset": reset,
+        "waiting": waiting,
+        "done": done,
+        "episode": batch.episode,
+        "episode_return": jnp.where(done[:, None], batch.returns, 0.0),
+        "episode_length": jnp.where(done, batch.length, 0),
+        "score": scores,
+        "stale_reserves": stale.sum().astype(jnp.int32),
+        "reserve_needed": (done & stale).sum().astype(jnp.int32),
+    }
+
+
+def _step_worlds(batch: Batch, worlds: State, episode, length, actions, params, static):
+    """The core step of every world with its deterministic per-(slot, episode, step) key."""
+
+    def one(slot_key, ep, t, state, acts):
+        _, k_steps = _episode_keys(slot_key, ep)
+        return core_step(jax.random.fold_in(k_steps, t), state, acts, params, static)
+
+    return jax.vmap(one)(batch.slot_key, episode, length, worlds, actions)
+
+
+def step(
+    batch: Batch, actions: jax.Array, params: Params, static: StaticParams
+) -> tuple[Batch, BatchOutput]:
+    """One call: reset the worlds that ended last call, step the others (module docstring).
+
+    Args:
+        batch: from ``init`` or a previous ``step``.
+        actions: (N, P) int action ids (ignored for worlds that reset or wait this call; ids
+            outside the action space act as NOOP, as in ``alem_core.step``).
+        params: gameplay parameters, shared by every world.
+        static: shapes (static under ``jit``).
+    """
+    reset_now = batch.done & batch.reserve_fresh
+    waiting = batch.done & ~batch.reserve_fresh
+    advance = ~batch.done
+    episode = batch.episode + reset_now
+    length = jnp.where(reset_now, 0, batch.length)
+    worlds = _select(reset_now, batch.reserve, batch.worlds)
+    obs, stepped, reward, term, trunc, info = _step_worlds(
+        batch, worlds, episode, length, actions, params, static
+    )
+    worlds = _select(advance, stepped, worlds)
+    reward = jnp.where(advance[:, None], reward, 0.0)
+    term, trunc = term & advance[:, None], trunc & advance[:, None]
+    obs = jnp.where(reset_now[:, None, None], batch.reserve_obs, obs)
+    obs = jnp.where(waiting[:, None, None], 0.0, obs)
+    mask = jnp.where(reset_now[:, None, None], batch.reserve_mask, info["action_mask"])
+    noop_only = jnp.arange(static.num_actions) == Action.NOOP
+    mask = jnp.where(waiting[:, None, None], noop_only, mask)
+    done = (term | trunc).any(axis=1)
+    returns = jnp.where(reset_now[:, None], 0.0, batch.returns) + reward
+    batch = batch._replace(
+        worlds=worlds,
+        reserve_fresh=batch.reserve_fresh & ~reset_now,
+        episode=episode,
+        length=length + advance,
+        returns=returns,
+        done=done | waiting,
+    )
+    scores = jax.lax.cond(
+        done.any(),
+        lambda: _scores(worlds, done, static),
+        lambda: _zero_scores(worlds, done, static),
+    )
+    info = _info(batch, mask, worlds.players.alive, reset_now, waiting, done, scores)
+    return batch, BatchOutput(obs, reward, term, trunc, info)
+
+
+def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
+    """``(slots (chunk,), take (chunk,) bool)``: the stale reserves to regenerate, slots about
+    to reset first, then by index; ``take`` is False for padding (fewer stale than ``chunk``)."""
+    stale = ~batch.reserve_fresh
+    rank = jnp.where(stale & batch.done, 0, jnp.where(stale, 1, 2))
+    slots = jnp.argsort(rank, stable=True)[:chunk]
+    return slots, rank[slots] < 2
+
+
+def install(batch: Batch, slots: jax.Array, take: jax.Array, generated) -> Batch:
+    """Put ``generate``'s output for ``slots`` into the reserve where ``take``."""
+    obs, state, mask = generated
+
+    def put(old, new):
+        chosen = jnp.where(take.reshape(take.shape + (1,) * (new.ndim - 1)), new, old[slots])
+        return old.at[slots].set(chosen)
+
+    return batch._replace(
+        reserve=jax.tree.map(put, batch.reserve, state),
+        reserve_obs=put(batch.reserve_obs, obs),
+        reserve_mask=put(batch.reserve_mask, mask),
+        reserve_fresh=batch.reserve_fresh.at[slots].set(batch.reserve_fresh[slots] | take),
+    )
+
+
+def refresh(batch: Batch, params: Params, static: StaticParams, chunk: int) -> Batch:
+    """Regenerate up to ``chunk`` stale reserves (``refresh_plan``, ``generate``, ``install``).
+
+    ``chunk`` is static (one compiled generator of ``chunk`` worlds). Slots beyond the stale
+    ones are generated and discarded, so call it when at least ``chunk`` are stale or a world
+    needs its reserve (``info["reserve_needed"]``).
+    """
+    slots, take = refresh_plan(batch, chunk)
+    generated = generate(batch.slot_key[slots], batch.episode[slots] + 1, params, static)
+    return install(batch, slots, take, generated)
+
+
+def world_sharding(num_worlds: int, devices=None) -> NamedSharding | None:
+    """A sharding of the world axis over ``devices`` (default: all local devices).
+
+    Returns None for one device. Raises ValueError if ``num_worlds`` does not divide evenly.
+    """
+    devices = list(jax.local_devices() if devices is None else devices)
+    if len(devices) == 1:
+        return None
+    if num_worlds % len(devices):
+        raise ValueError(
+            f"num_worlds={num_worlds} must be a multiple of the {len(devices)} local devices "
+            "to shard the worlds over them"
+        )
+    mesh = Mesh(np.asarray(devices), (WORLD_AXIS,))
+    return NamedSharding(mesh, PartitionSpec(WORLD_AXIS))
+
+
+__all__ = [
+    "Batch",
+    "BatchOutput",
+    "generate",
+    "init",
+    "init_from_keys",
+    "install",
+    "new_batch",
+    "refresh",
+    "refresh_plan",
+    "slot_keys",
+    "step",
+    "world_sharding",
+]
