@@ -155,7 +155,9 @@ class AlemParallelEnv(ParallelEnv):
         self.agents = []
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._build_spaces()
-        self._params_buffers = compiled_core(self.static).pack_params(self.params)
+        # No JAX work before the first reset(): a process that forks workers after building
+        # envs (SuperSuit's concat_vec_envs_v1 with num_cpus >= 2) must not have started JAX.
+        self._params_buffers = None
         self._key: jax.Array | None = None
         self._state = None
         self._obs: np.ndarray | None = None
@@ -253,6 +255,8 @@ class AlemParallelEnv(ParallelEnv):
         elif self._key is None:
             self._key = jnp.asarray(np.random.SeedSequence().generate_state(2, dtype=np.uint32))
         core = compiled_core(self.static)
+        if self._params_buffers is None:
+            self._params_buffers = core.pack_params(self.params)
         self._key, self._state, packed = core.reset(self._key, self._params_buffers)
         self.agents = self.possible_agents[:]
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
