@@ -293,6 +293,18 @@ def refresh(batch: Batch, params: Params, static: StaticParams, chunk: int) -> B
     return install(batch, slots, take, generated)
 
 
+def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chunk: int) -> Batch:
+    """Jittable version of ``BatchRunner``'s policy, for loops that stay on the device
+    (``lax.scan``): refresh while a world that resets next call lacks its reserve, or while at
+    least ``chunk`` reserves are stale. Costs nothing on calls where neither holds."""
+
+    def pending(b: Batch) -> jax.Array:
+        stale = ~b.reserve_fresh
+        return (b.done & stale).any() | (stale.sum() >= chunk)
+
+    return jax.lax.while_loop(pending, lambda b: refresh(b, params, static, chunk), batch)
+
+
 def world_sharding(num_worlds: int, devices=None) -> NamedSharding | None:
     """A sharding of the world axis over ``devices`` (default: all local devices).
 
@@ -320,6 +332,7 @@ __all__ = [
     "new_batch",
     "refresh",
     "refresh_plan",
+    "refresh_until_ready",
     "slot_keys",
     "step",
     "world_sharding",
