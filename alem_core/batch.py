@@ -1,15 +1,22 @@
 """N worlds x P agents stepped by one jitted call, with auto-reset from a reserve of worlds.
 
+On the device, in one jitted function (e.g. inside ``lax.scan``)::
+
     batch, out = init(key, num_worlds, params, static)
-    batch, out = step(batch, actions, params, static)          # actions (N, P) int
-    batch = refresh(batch, params, static, chunk)              # between calls, when needed
+    batch, out = step(batch, actions, params, static, chunk)   # actions (N, P) int
+    batch = refresh_until_ready(batch, params, static, chunk)  # regenerate used reserves
+
+``BatchRunner`` (``batch_runner.py``) runs the same pieces as separate jitted calls and decides
+on the host which are needed: ``step_worlds`` every call, ``reset_pending`` only after a world
+ended, ``scores`` only when one ends, ``refresh`` (``refresh_plan``/``generate``/``install``)
+only when reserves are used up.
 
 Auto-reset: a per-slot reserve, refreshed between calls. Every world slot keeps, next to its
 running world, the pre-generated initial state (and its first observation and action mask) of
 its next episode. When a world ends, the next call swaps the reserve in; no world is generated
-inside ``step``. ``refresh`` (a separate jitted call) regenerates up to ``chunk`` consumed
-reserves at once, slots about to reset first. Why this and not Craftax's optimistic reset:
-* generating a world costs many steps, so it must stay out of the hot per-step path, and
+inside a step. ``refresh`` regenerates up to ``chunk`` used reserves at once, slots about to
+reset first. Why this and not Craftax's optimistic reset:
+* generating a world costs many steps, so it must stay out of the per-step path, and
   generating in chunks of ``chunk`` worlds amortises the vmapped generator;
 * a reserve per slot never runs dry, even when every world is truncated on the same step (all
   worlds start together, so at ``max_timesteps`` they all end at once), whereas a shared pool
@@ -20,14 +27,14 @@ reserves at once, slots about to reset first. Why this and not Craftax's optimis
 The cost is memory: two states per slot (plus the reserve's first observation).
 
 Reset timing follows Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its
-final observation, rewards, flags, episode statistics and score (``info["score"]``, computed in
-the same jitted call, under a ``lax.cond`` so steps where no world ends skip it). The next call
-resets that world: its actions are ignored, it returns the reserve's first observation with
-zero reward and ``info["reset"]`` True. A world that must reset while its reserve is still
-stale (only if ``refresh`` was skipped) waits instead of replaying an old world:
-``info["waiting"]`` is True, its observation is zero and only NOOP is legal, until a
-``refresh`` supplies its world. ``BatchRunner`` (``batch_runner.py``) refreshes so that this
-never happens.
+final observation, rewards, flags, episode statistics and score (``info["score"]``, from its
+final state). The next call resets that world: its actions are ignored, it returns the
+reserve's first observation with zero reward and ``info["reset"]`` True. The swap copies only
+the resetting worlds' rows (``reset_pending``); a select between whole states on every call
+made the batched step 2-3x slower than the bare vmapped step, because it defeated XLA's
+in-place updates of the maps. A world that must reset while its reserve is still stale (only
+if ``refresh`` was skipped) waits instead of replaying an old world: ``info["waiting"]`` is
+True, its observation is zero and only NOOP is legal, until a ``refresh`` supplies its world.
 
 Sharding: ``shard`` splits the world axis of every leaf over a 1-D ``jax.sharding.Mesh`` of the
 local devices; the jitted functions then run on all devices (see ``batch_runner.py``).
@@ -76,6 +83,9 @@ class Batch(NamedTuple):
     """(N, P) float32 undiscounted return of the running episode."""
     done: jax.Array
     """(N,) bool the world ended on the last call (it resets on the next one)."""
+    pending: jax.Array
+    """(N,) bool the world ended on an earlier call and ``reset_pending`` has not yet swapped
+    its reserve in (the current call's ``step`` leaves it idle)."""
 
 
 class BatchOutput(NamedTuple):
@@ -92,10 +102,10 @@ class BatchOutput(NamedTuple):
     info: dict
     """``action_mask`` (N, P, A) bool, ``alive`` (N, P) bool, ``reset`` / ``waiting`` /
     ``done`` (N,) bool, ``episode`` (N,) int32, ``episode_return`` (N, P) and
-    ``episode_length`` (N,) (non-zero where ``done``), ``score`` {key: (N, P) float32} (zero
-    where not ``done``; keys of ``alem_core.score.score``), ``stale_reserves`` () int32 and
+    ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
-    stale: ``refresh`` them first)."""
+    stale: ``refresh`` them first) and ``ended`` () int32 (worlds with ``done``). Where a
+    world ended, ``scores`` adds ``score`` {key: (N, P) float32}, zero where not ``done``."""
 
 
 def slot_keys(key: jax.Array, num_worlds: int) -> jax.Array:
@@ -141,11 +151,10 @@ def new_batch(keys: jax.Array, first, second, static: StaticParams) -> tuple[Bat
     no = jnp.zeros((n,), bool)
     batch = Batch(
         worlds, reserve, r_obs, r_mask, ~no, keys, jnp.zeros(n, jnp.int32),
-        jnp.zeros(n, jnp.int32), jnp.zeros((n, p), jnp.float32), no,
+        jnp.zeros(n, jnp.int32), jnp.zeros((n, p), jnp.float32), no, no,
     )  # fmt: skip
     zero = jnp.zeros((n, p), jnp.float32)
-    scores = _zero_scores(worlds, no, static)
-    info = _info(batch, mask, worlds.players.alive, ~no, no, no, scores)
+    info = _info(batch, mask, worlds.players.alive, ~no, no, no)
     return batch, BatchOutput(obs, zero, zero > 0, zero > 0, info)
 
 
@@ -181,7 +190,7 @@ def _zero_scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[s
     return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
-def _info(batch, mask, alive, reset, waiting, done, scores) -> dict:
+def _info(batch, mask, alive, reset, waiting, done) -> dict:
     stale = ~batch.reserve_fresh
     return {
         "action_mask": mask,
@@ -192,9 +201,9 @@ def _info(batch, mask, alive, reset, waiting, done, scores) -> dict:
         "episode": batch.episode,
         "episode_return": jnp.where(done[:, None], batch.returns, 0.0),
         "episode_length": jnp.where(done, batch.length, 0),
-        "score": scores,
         "stale_reserves": stale.sum().astype(jnp.int32),
         "reserve_needed": (done & stale).sum().astype(jnp.int32),
+        "ended": done.sum().astype(jnp.int32),
     }
 
 
@@ -208,10 +217,88 @@ def _step_worlds(batch: Batch, worlds: State, episode, length, actions, params, 
     return jax.vmap(one)(batch.slot_key, episode, length, worlds, actions)
 
 
-def step(
+def step_worlds(
     batch: Batch, actions: jax.Array, params: Params, static: StaticParams
 ) -> tuple[Batch, BatchOutput]:
-    """One call: reset the worlds that ended last call, step the others (module docstring).
+    """The hot part of a call: every world steps, nothing is reset or scored.
+
+    Worlds that ended on an earlier call (``done`` or ``pending``) step too, unseen: their
+    rewards and flags are zeroed and ``reset_pending`` then overwrites their state and outputs
+    with the reserve. Nothing here selects between whole states, so the core step updates the
+    donated worlds in place (a per-world state select cost 2-3x the step itself).
+    """
+    idle = batch.done | batch.pending
+    advance = ~idle
+    obs, worlds, reward, term, trunc, info = _step_worlds(
+        batch, batch.worlds, batch.episode, batch.length, actions, params, static
+    )
+    reward = jnp.where(advance[:, None], reward, 0.0)
+    term, trunc = term & advance[:, None], trunc & advance[:, None]
+    done = (term | trunc).any(axis=1)
+    batch = batch._replace(
+        worlds=worlds,
+        length=batch.length + advance,
+        returns=batch.returns + reward,
+        done=done,
+        pending=idle,
+    )
+    no = jnp.zeros_like(done)
+    info = _info(batch, info["action_mask"], worlds.players.alive, no, no, done)
+    return batch, BatchOutput(obs, reward, term, trunc, info)
+
+
+def reset_pending(batch: Batch, out: BatchOutput, chunk: int) -> tuple[Batch, BatchOutput]:
+    """Reset up to ``chunk`` pending worlds: swap their reserve in (rows, not whole states) and
+    put its first observation and mask into ``out``; pending worlds whose reserve is stale get
+    a zero observation and a NOOP-only mask and stay pending (``info["waiting"]``)."""
+    unmarked = batch.pending & ~out.info["waiting"]  # waiting rows already handled are done
+    rank = jnp.where(batch.pending & batch.reserve_fresh, 0, jnp.where(unmarked, 1, 2))
+    slots = jnp.argsort(rank, stable=True)[:chunk]
+    swap, wait = rank[slots] == 0, rank[slots] == 1
+
+    def rows(old, new, which=swap):
+        keep = old[slots]
+        return old.at[slots].set(
+            jnp.where(which.reshape((-1,) + (1,) * (keep.ndim - 1)), new, keep)
+        )
+
+    worlds = jax.tree.map(lambda w, r: rows(w, r[slots]), batch.worlds, batch.reserve)
+    obs = rows(rows(out.obs, batch.reserve_obs[slots]), jnp.zeros_like(out.obs[slots]), wait)
+    noop_only = jnp.arange(out.info["action_mask"].shape[-1]) == Action.NOOP
+    mask = rows(out.info["action_mask"], batch.reserve_mask[slots])
+    mask = rows(mask, jnp.broadcast_to(noop_only, mask[slots].shape), wait)
+    batch = batch._replace(
+        worlds=worlds,
+        reserve_fresh=batch.reserve_fresh.at[slots].set(batch.reserve_fresh[slots] & ~swap),
+        episode=batch.episode.at[slots].add(swap),
+        length=rows(batch.length, 0),
+        returns=rows(batch.returns, 0.0),
+        pending=batch.pending.at[slots].set(batch.pending[slots] & ~swap),
+    )
+    info = dict(out.info)
+    info.update(
+        action_mask=mask,
+        alive=rows(info["alive"], batch.reserve.players.alive[slots]),
+        reset=info["reset"].at[slots].set(info["reset"][slots] | swap),
+        waiting=info["waiting"].at[slots].set(info["waiting"][slots] | wait),
+        episode=batch.episode,
+        stale_reserves=(~batch.reserve_fresh).sum().astype(jnp.int32),
+    )
+    return batch, out._replace(obs=obs, info=info)
+
+
+def scores(batch: Batch, static: StaticParams) -> dict[str, jax.Array]:
+    """The score keys of every world that ended on this call (zero elsewhere), from its final
+    state: call it after ``step_worlds`` and before the next call resets those worlds."""
+    return _scores(batch.worlds, batch.done, static)
+
+
+def step(
+    batch: Batch, actions: jax.Array, params: Params, static: StaticParams, chunk: int
+) -> tuple[Batch, BatchOutput]:
+    """One whole call for on-device loops: ``step_worlds``, ``reset_pending`` until no world
+    that can be reset is pending, and the score where a world ended (under ``lax.cond``).
+    ``BatchRunner`` runs the same pieces as separate calls, deciding on the host.
 
     Args:
         batch: from ``init`` or a previous ``step``.
@@ -219,41 +306,24 @@ def step(
             outside the action space act as NOOP, as in ``alem_core.step``).
         params: gameplay parameters, shared by every world.
         static: shapes (static under ``jit``).
+        chunk: worlds reset per ``reset_pending`` pass (static).
     """
-    reset_now = batch.done & batch.reserve_fresh
-    waiting = batch.done & ~batch.reserve_fresh
-    advance = ~batch.done
-    episode = batch.episode + reset_now
-    length = jnp.where(reset_now, 0, batch.length)
-    worlds = _select(reset_now, batch.reserve, batch.worlds)
-    obs, stepped, reward, term, trunc, info = _step_worlds(
-        batch, worlds, episode, length, actions, params, static
+    batch, out = step_worlds(batch, actions, params, static)
+
+    def resettable(carry) -> jax.Array:
+        return (carry[0].pending & carry[0].reserve_fresh).any()
+
+    batch, out = jax.lax.while_loop(
+        resettable, lambda c: reset_pending(c[0], c[1], chunk), (batch, out)
     )
-    worlds = _select(advance, stepped, worlds)
-    reward = jnp.where(advance[:, None], reward, 0.0)
-    term, trunc = term & advance[:, None], trunc & advance[:, None]
-    obs = jnp.where(reset_now[:, None, None], batch.reserve_obs, obs)
-    obs = jnp.where(waiting[:, None, None], 0.0, obs)
-    mask = jnp.where(reset_now[:, None, None], batch.reserve_mask, info["action_mask"])
-    noop_only = jnp.arange(static.num_actions) == Action.NOOP
-    mask = jnp.where(waiting[:, None, None], noop_only, mask)
-    done = (term | trunc).any(axis=1)
-    returns = jnp.where(reset_now[:, None], 0.0, batch.returns) + reward
-    batch = batch._replace(
-        worlds=worlds,
-        reserve_fresh=batch.reserve_fresh & ~reset_now,
-        episode=episode,
-        length=length + advance,
-        returns=returns,
-        done=done | waiting,
+    batch, out = reset_pending(batch, out, chunk)  # marks the waiting ones
+    info = dict(out.info)
+    info["score"] = jax.lax.cond(
+        batch.done.any(),
+        lambda: scores(batch, static),
+        lambda: _zero_scores(batch.worlds, batch.done, static),
     )
-    scores = jax.lax.cond(
-        done.any(),
-        lambda: _scores(worlds, done, static),
-        lambda: _zero_scores(worlds, done, static),
-    )
-    info = _info(batch, mask, worlds.players.alive, reset_now, waiting, done, scores)
-    return batch, BatchOutput(obs, reward, term, trunc, info)
+    return batch, out._replace(info=info)
 
 
 def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
@@ -333,7 +403,10 @@ __all__ = [
     "refresh",
     "refresh_plan",
     "refresh_until_ready",
+    "reset_pending",
+    "scores",
     "slot_keys",
     "step",
+    "step_worlds",
     "world_sharding",
 ]

@@ -33,7 +33,9 @@ class Compiled(NamedTuple):
     generate: Callable
     new_batch: Callable
     concat: Callable
-    step: Callable
+    step_worlds: Callable
+    reset_pending: Callable
+    scores: Callable
     plan: Callable
     install: Callable
 
@@ -54,10 +56,14 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
             lambda parts, n: jax.tree.map(lambda *x: jnp.concatenate(x)[:n], *parts),
             static_argnums=1,
         ),
-        step=jax.jit(
-            lambda batch, actions, params: core_batch.step(batch, actions, params, static),
+        step_worlds=jax.jit(
+            lambda batch, actions, params: core_batch.step_worlds(batch, actions, params, static),
             donate_argnums=0,
         ),
+        reset_pending=jax.jit(
+            lambda batch, out: core_batch.reset_pending(batch, out, chunk), donate_argnums=(0, 1)
+        ),
+        scores=jax.jit(lambda batch: core_batch.scores(batch, static)),
         plan=jax.jit(lambda batch: _plan(batch, chunk)),
         install=jax.jit(core_batch.install, donate_argnums=0),
     )
@@ -101,6 +107,8 @@ class BatchRunner:
         self.batch: core_batch.Batch | None = None
         self.refreshes = 0
         """Reserve refresh calls made so far (each generates ``chunk`` worlds)."""
+        self._to_reset = 0  # worlds that ended on the last call (reset on the next)
+        self._warm = False
 
     @property
     def sharding(self):
@@ -108,7 +116,11 @@ class BatchRunner:
         return core_batch.world_sharding(self.num_worlds) if self.shard else None
 
     def reset(self, seed: int) -> core_batch.BatchOutput:
-        """Start every slot's episode 0 from ``seed``; the same seed gives the same episodes."""
+        """Start every slot's episode 0 from ``seed``; the same seed gives the same episodes.
+
+        The first call also compiles (or loads from the persistent cache) everything a
+        rollout uses, the score and the reset passes included, so no call compiles mid-way.
+        """
         fns = compiled_batch(self.static, self.chunk)
         self._params = self.params.as_arrays()
         keys = core_batch.slot_keys(jnp.asarray(seed_key(seed)), self.num_worlds)
@@ -117,7 +129,21 @@ class BatchRunner:
         sharding = self.sharding
         if sharding is not None:
             self.batch = jax.device_put(self.batch, sharding)
+        self._to_reset = 0
+        if not self._warm:
+            self._warm_up(out)
         return out
+
+    def _warm_up(self, out: core_batch.BatchOutput) -> None:
+        """Compile the calls that otherwise compile on the first episode end (no effect on the
+        batch: nothing is pending, ended or stale yet)."""
+        fns = compiled_batch(self.static, self.chunk)
+        copy = jax.tree.map(jnp.copy, out)  # reset_pending donates its arguments
+        self.batch, _ = fns.reset_pending(self.batch, copy)
+        jax.block_until_ready(fns.scores(self.batch))
+        self.refresh()
+        self.refreshes = 0
+        self._warm = True
 
     def _generate_all(self, keys: jax.Array, episode: int):
         """``generate`` for every slot, ``chunk`` slots per call (padding discarded)."""
@@ -129,15 +155,25 @@ class BatchRunner:
         return fns.concat(parts, n)
 
     def step(self, actions) -> core_batch.BatchOutput:
-        """One call of ``batch.step`` with (N, P) int actions, then the needed refreshes."""
+        """One call with (N, P) int actions: step, reset the worlds that ended last call, score
+        the ones that end now, then refresh the reserves the next call may need."""
         if self.batch is None:
             raise RuntimeError("step() called before reset(); call reset(seed) first")
         fns = compiled_batch(self.static, self.chunk)
         sharding = self.sharding
         if sharding is not None:
             actions = jax.device_put(actions, sharding)
-        self.batch, out = fns.step(self.batch, actions, self._params)
-        self._refresh(out.info["stale_reserves"], out.info["reserve_needed"])
+        self.batch, out = fns.step_worlds(self.batch, actions, self._params)
+        for _ in range(math.ceil(self._to_reset / self.chunk)):
+            self.batch, out = fns.reset_pending(self.batch, out)
+        info = out.info
+        counts = (info["stale_reserves"], info["reserve_needed"], info["ended"], info["waiting"])
+        stale, needed, ended, waiting = jax.device_get(counts)
+        if ended:
+            out = out._replace(info={**info, "score": fns.scores(self.batch)})
+        self._to_reset = int(ended) + int(waiting.sum())
+        for _ in range(max(math.ceil(int(needed) / self.chunk), int(stale) // self.chunk)):
+            self.refresh()
         return out
 
     def refresh(self) -> None:
@@ -147,12 +183,6 @@ class BatchRunner:
         generated = fns.generate(keys, episodes, self._params)
         self.batch = fns.install(self.batch, slots, take, generated)
         self.refreshes += 1
-
-    def _refresh(self, stale, needed) -> None:
-        """Refresh all urgent reserves, and full chunks of the other stale ones."""
-        stale, needed = (int(v) for v in jax.device_get((stale, needed)))
-        for _ in range(max(math.ceil(needed / self.chunk), stale // self.chunk)):
-            self.refresh()
 
 
 __all__ = ["BatchRunner", "Compiled", "compiled_batch", "default_chunk", "seed_key"]
