@@ -8,8 +8,9 @@ On the device, in one jitted function (e.g. inside ``lax.scan``)::
 
 ``BatchRunner`` (``batch_runner.py``) runs the same pieces as separate jitted calls and decides
 on the host which are needed: ``step_worlds`` every call, ``reset_pending`` only after a world
-ended, ``scores`` only when one ends, ``refresh`` (``refresh_plan``/``generate``/``install``)
-only when reserves are used up.
+ended, ``refresh`` (``refresh_plan``/``generate``/``install``) only when reserves are used up.
+It reads the few counters it decides on from the previous call, after dispatching the current
+``step_worlds``, so the host never waits for the call in flight.
 
 Auto-reset: a per-slot reserve, refreshed between calls. Every world slot keeps, next to its
 running world, the pre-generated initial state (and its first observation and action mask) of
@@ -28,7 +29,8 @@ The cost is memory: two states per slot (plus the reserve's first observation).
 
 Reset timing follows Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its
 final observation, rewards, flags, episode statistics and score (``info["score"]``, from its
-final state). The next call resets that world: its actions are ignored, it returns the
+final state, computed in the same jitted call under a ``lax.cond`` that skips it when no world
+ends). The next call resets that world: its actions are ignored, it returns the
 reserve's first observation with zero reward and ``info["reset"]`` True. The swap copies only
 the resetting worlds' rows (``reset_pending``); a select between whole states on every call
 made the batched step 2-3x slower than the bare vmapped step, because it defeated XLA's
@@ -104,8 +106,8 @@ class BatchOutput(NamedTuple):
     ``done`` (N,) bool, ``episode`` (N,) int32, ``episode_return`` (N, P) and
     ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
-    stale: ``refresh`` them first) and ``ended`` () int32 (worlds with ``done``). Where a
-    world ended, ``scores`` adds ``score`` {key: (N, P) float32}, zero where not ``done``."""
+    stale: ``refresh`` them first), ``ended`` () int32 (worlds with ``done``) and ``score``
+    {key: (N, P) float32} (keys of ``alem_core.score.score``, zero where not ``done``)."""
 
 
 def slot_keys(key: jax.Array, num_worlds: int) -> jax.Array:
@@ -220,7 +222,8 @@ def _step_worlds(batch: Batch, worlds: State, episode, length, actions, params, 
 def step_worlds(
     batch: Batch, actions: jax.Array, params: Params, static: StaticParams
 ) -> tuple[Batch, BatchOutput]:
-    """The hot part of a call: every world steps, nothing is reset or scored.
+    """The hot part of a call: every world steps and the ones that end now are scored
+    (``info["score"]``); nothing is reset.
 
     Worlds that ended on an earlier call (``done`` or ``pending``) step too, unseen: their
     rewards and flags are zeroed and ``reset_pending`` then overwrites their state and outputs
@@ -244,6 +247,12 @@ def step_worlds(
     )
     no = jnp.zeros_like(done)
     info = _info(batch, info["action_mask"], worlds.players.alive, no, no, done)
+    # The score reads only the final states; lax.cond skips it on calls where nothing ended.
+    info["score"] = jax.lax.cond(
+        done.any(),
+        lambda: scores(batch, static),
+        lambda: _zero_scores(batch.worlds, batch.done, static),
+    )
     return batch, BatchOutput(obs, reward, term, trunc, info)
 
 
@@ -297,7 +306,7 @@ def step(
     batch: Batch, actions: jax.Array, params: Params, static: StaticParams, chunk: int
 ) -> tuple[Batch, BatchOutput]:
     """One whole call for on-device loops: ``step_worlds``, ``reset_pending`` until no world
-    that can be reset is pending, and the score where a world ended (under ``lax.cond``).
+    that can be reset is pending.
     ``BatchRunner`` runs the same pieces as separate calls, deciding on the host.
 
     Args:
@@ -317,20 +326,15 @@ def step(
         resettable, lambda c: reset_pending(c[0], c[1], chunk), (batch, out)
     )
     batch, out = reset_pending(batch, out, chunk)  # marks the waiting ones
-    info = dict(out.info)
-    info["score"] = jax.lax.cond(
-        batch.done.any(),
-        lambda: scores(batch, static),
-        lambda: _zero_scores(batch.worlds, batch.done, static),
-    )
-    return batch, out._replace(info=info)
+    return batch, out
 
 
 def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
     """``(slots (chunk,), take (chunk,) bool)``: the stale reserves to regenerate, slots about
     to reset first, then by index; ``take`` is False for padding (fewer stale than ``chunk``)."""
     stale = ~batch.reserve_fresh
-    rank = jnp.where(stale & batch.done, 0, jnp.where(stale, 1, 2))
+    urgent = stale & (batch.done | batch.pending)  # these worlds reset on the next pass
+    rank = jnp.where(urgent, 0, jnp.where(stale, 1, 2))
     slots = jnp.argsort(rank, stable=True)[:chunk]
     return slots, rank[slots] < 2
 
@@ -370,7 +374,7 @@ def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chun
 
     def pending(b: Batch) -> jax.Array:
         stale = ~b.reserve_fresh
-        return (b.done & stale).any() | (stale.sum() >= chunk)
+        return ((b.done | b.pending) & stale).any() | (stale.sum() >= chunk)
 
     return jax.lax.while_loop(pending, lambda b: refresh(b, params, static, chunk), batch)
 

@@ -35,7 +35,6 @@ class Compiled(NamedTuple):
     concat: Callable
     step_worlds: Callable
     reset_pending: Callable
-    scores: Callable
     plan: Callable
     install: Callable
 
@@ -61,9 +60,8 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
             donate_argnums=0,
         ),
         reset_pending=jax.jit(
-            lambda batch, out: core_batch.reset_pending(batch, out, chunk), donate_argnums=(0, 1)
+            lambda batch, out: core_batch.reset_pending(batch, out, chunk), donate_argnums=0
         ),
-        scores=jax.jit(lambda batch: core_batch.scores(batch, static)),
         plan=jax.jit(lambda batch: _plan(batch, chunk)),
         install=jax.jit(core_batch.install, donate_argnums=0),
     )
@@ -107,7 +105,7 @@ class BatchRunner:
         self.batch: core_batch.Batch | None = None
         self.refreshes = 0
         """Reserve refresh calls made so far (each generates ``chunk`` worlds)."""
-        self._to_reset = 0  # worlds that ended on the last call (reset on the next)
+        self._counts = None  # the last call's (stale, needed, ended, waiting) counters
         self._warm = False
 
     @property
@@ -129,18 +127,17 @@ class BatchRunner:
         sharding = self.sharding
         if sharding is not None:
             self.batch = jax.device_put(self.batch, sharding)
-        self._to_reset = 0
+        self._counts = None
         if not self._warm:
             self._warm_up(out)
         return out
 
     def _warm_up(self, out: core_batch.BatchOutput) -> None:
         """Compile the calls that otherwise compile on the first episode end (no effect on the
-        batch: nothing is pending, ended or stale yet)."""
+        batch: nothing is pending or stale yet)."""
         fns = compiled_batch(self.static, self.chunk)
-        copy = jax.tree.map(jnp.copy, out)  # reset_pending donates its arguments
-        self.batch, _ = fns.reset_pending(self.batch, copy)
-        jax.block_until_ready(fns.scores(self.batch))
+        self.batch, out = fns.reset_pending(self.batch, out)
+        jax.block_until_ready(out.obs)
         self.refresh()
         self.refreshes = 0
         self._warm = True
@@ -155,8 +152,8 @@ class BatchRunner:
         return fns.concat(parts, n)
 
     def step(self, actions) -> core_batch.BatchOutput:
-        """One call with (N, P) int actions: step, reset the worlds that ended last call, score
-        the ones that end now, then refresh the reserves the next call may need."""
+        """One call with (N, P) int actions: step (scoring the worlds that end now), then
+        refresh the reserves and reset the worlds that ended on the previous call."""
         if self.batch is None:
             raise RuntimeError("step() called before reset(); call reset(seed) first")
         fns = compiled_batch(self.static, self.chunk)
@@ -164,16 +161,15 @@ class BatchRunner:
         if sharding is not None:
             actions = jax.device_put(actions, sharding)
         self.batch, out = fns.step_worlds(self.batch, actions, self._params)
-        for _ in range(math.ceil(self._to_reset / self.chunk)):
-            self.batch, out = fns.reset_pending(self.batch, out)
+        if self._counts is not None:  # the previous call's, read while this one runs
+            stale, needed, ended, waiting = (int(v) for v in jax.device_get(self._counts))
+            for _ in range(max(math.ceil(needed / self.chunk), stale // self.chunk)):
+                self.refresh()
+            for _ in range(math.ceil((ended + waiting) / self.chunk)):
+                self.batch, out = fns.reset_pending(self.batch, out)
         info = out.info
-        counts = (info["stale_reserves"], info["reserve_needed"], info["ended"], info["waiting"])
-        stale, needed, ended, waiting = jax.device_get(counts)
-        if ended:
-            out = out._replace(info={**info, "score": fns.scores(self.batch)})
-        self._to_reset = int(ended) + int(waiting.sum())
-        for _ in range(max(math.ceil(int(needed) / self.chunk), int(stale) // self.chunk)):
-            self.refresh()
+        waiting = info["waiting"].sum()
+        self._counts = (info["stale_reserves"], info["reserve_needed"], info["ended"], waiting)
         return out
 
     def refresh(self) -> None:

@@ -64,7 +64,7 @@ def test_episode_end_then_reset_next_call(played):
     assert reset["info"]["reset"].all() and not reset["info"]["done"].any()
     np.testing.assert_array_equal(reset["info"]["episode"], [1] * N)
     assert not reset["reward"].any() and not reset["truncated"].any()
-    assert "score" not in played[HORIZON - 1]["info"]  # only on calls where a world ended
+    assert not played[HORIZON - 1]["info"]["score"]["Agent0/alive"].any()  # zero until the end
     assert played[2 * HORIZON + 1]["info"]["done"].all()  # episode 1 is HORIZON steps too
 
 
