@@ -28,15 +28,17 @@ reset first. Why this and not Craftax's optimistic reset:
 The cost is memory: two states per slot (plus the reserve's first observation).
 
 Reset timing follows Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its
-final observation, rewards, flags, episode statistics and score (``info["score"]``, from its
-final state, computed in the same jitted call under a ``lax.cond`` that skips it when no world
-ends). The next call resets that world: its actions are ignored, it returns the
-reserve's first observation with zero reward and ``info["reset"]`` True. The swap copies only
-the resetting worlds' rows (``reset_pending``); a select between whole states on every call
-made the batched step 2-3x slower than the bare vmapped step, because it defeated XLA's
-in-place updates of the maps. A world that must reset while its reserve is still stale (only
-if ``refresh`` was skipped) waits instead of replaying an old world: ``info["waiting"]`` is
-True, its observation is zero and only NOOP is legal, until a ``refresh`` supplies its world.
+final observation, rewards, flags, episode statistics and score (``scores``, from its final
+state). The next call resets that world: its actions are ignored, it returns the reserve's
+first observation with zero reward and ``info["reset"]`` True. The swap copies only the
+resetting worlds' rows (``reset_pending``). Measured at N = 64 on this project's loaded 2-core
+CPU, a select between whole states on every call made the batched step 2-3x slower than the
+bare vmapped step (it defeats XLA's in-place updates of the maps), and even a skipped
+``lax.cond`` scoring the states cost about a third; so ``BatchRunner`` scores in its own call
+(``BatchRunner.scores()``) after calls where a world ended. A world that must reset while its
+reserve is still stale (only if ``refresh`` was skipped) waits instead of replaying an old
+world: ``info["waiting"]`` is True, its observation is zero and only NOOP is legal, until a
+``refresh`` supplies its world.
 
 Sharding: ``shard`` splits the world axis of every leaf over a 1-D ``jax.sharding.Mesh`` of the
 local devices; the jitted functions then run on all devices (see ``batch_runner.py``).
@@ -106,8 +108,9 @@ class BatchOutput(NamedTuple):
     ``done`` (N,) bool, ``episode`` (N,) int32, ``episode_return`` (N, P) and
     ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
-    stale: ``refresh`` them first), ``ended`` () int32 (worlds with ``done``) and ``score``
-    {key: (N, P) float32} (keys of ``alem_core.score.score``, zero where not ``done``)."""
+    stale: ``refresh`` them first) and ``ended`` () int32 (worlds with ``done``). ``step``
+    adds ``score`` {key: (N, P) float32} (``scores``); ``BatchRunner`` leaves it to
+    ``BatchRunner.scores()``, called only after calls where a world ended."""
 
 
 def slot_keys(key: jax.Array, num_worlds: int) -> jax.Array:
@@ -222,8 +225,7 @@ def _step_worlds(batch: Batch, worlds: State, episode, length, actions, params, 
 def step_worlds(
     batch: Batch, actions: jax.Array, params: Params, static: StaticParams
 ) -> tuple[Batch, BatchOutput]:
-    """The hot part of a call: every world steps and the ones that end now are scored
-    (``info["score"]``); nothing is reset.
+    """The hot part of a call: every world steps; nothing is reset or scored (``scores``).
 
     Worlds that ended on an earlier call (``done`` or ``pending``) step too, unseen: their
     rewards and flags are zeroed and ``reset_pending`` then overwrites their state and outputs
@@ -247,12 +249,6 @@ def step_worlds(
     )
     no = jnp.zeros_like(done)
     info = _info(batch, info["action_mask"], worlds.players.alive, no, no, done)
-    # The score reads only the final states; lax.cond skips it on calls where nothing ended.
-    info["score"] = jax.lax.cond(
-        done.any(),
-        lambda: scores(batch, static),
-        lambda: _zero_scores(batch.worlds, batch.done, static),
-    )
     return batch, BatchOutput(obs, reward, term, trunc, info)
 
 
@@ -306,7 +302,8 @@ def step(
     batch: Batch, actions: jax.Array, params: Params, static: StaticParams, chunk: int
 ) -> tuple[Batch, BatchOutput]:
     """One whole call for on-device loops: ``step_worlds``, ``reset_pending`` until no world
-    that can be reset is pending.
+    that can be reset is pending, and ``info["score"]`` (``scores``, under a ``lax.cond`` that
+    skips it when no world ended).
     ``BatchRunner`` runs the same pieces as separate calls, deciding on the host.
 
     Args:
@@ -326,7 +323,13 @@ def step(
         resettable, lambda c: reset_pending(c[0], c[1], chunk), (batch, out)
     )
     batch, out = reset_pending(batch, out, chunk)  # marks the waiting ones
-    return batch, out
+    done, worlds = batch.done, batch.worlds
+    score = jax.lax.cond(
+        done.any(),
+        lambda: _scores(worlds, done, static),
+        lambda: _zero_scores(worlds, done, static),
+    )
+    return batch, out._replace(info={**out.info, "score": score})
 
 
 def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:

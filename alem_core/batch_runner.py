@@ -3,6 +3,8 @@
     runner = BatchRunner(num_worlds=256, params=make_params("medium"), static=StaticParams())
     out = runner.reset(seed=0)                 # BatchOutput of jax arrays, leading axis N
     out = runner.step(actions)                 # (N, P) int actions
+    if out.info["ended"]:                      # some world ended on this call
+        scores = runner.scores()               # {key: (N, P)}, before the next step
 
 After every call it refreshes the reserves that the next call may need, in chunks of ``chunk``
 worlds, so no world ever waits (``batch.py``). The worlds are split over all local devices
@@ -35,6 +37,7 @@ class Compiled(NamedTuple):
     concat: Callable
     step_worlds: Callable
     reset_pending: Callable
+    scores: Callable
     plan: Callable
     install: Callable
 
@@ -62,6 +65,7 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
         reset_pending=jax.jit(
             lambda batch, out: core_batch.reset_pending(batch, out, chunk), donate_argnums=0
         ),
+        scores=jax.jit(lambda batch: core_batch.scores(batch, static)),
         plan=jax.jit(lambda batch: _plan(batch, chunk)),
         install=jax.jit(core_batch.install, donate_argnums=0),
     )
@@ -137,7 +141,7 @@ class BatchRunner:
         batch: nothing is pending or stale yet)."""
         fns = compiled_batch(self.static, self.chunk)
         self.batch, out = fns.reset_pending(self.batch, out)
-        jax.block_until_ready(out.obs)
+        jax.block_until_ready((out.obs, fns.scores(self.batch)))
         self.refresh()
         self.refreshes = 0
         self._warm = True
@@ -171,6 +175,14 @@ class BatchRunner:
         waiting = info["waiting"].sum()
         self._counts = (info["stale_reserves"], info["reserve_needed"], info["ended"], waiting)
         return out
+
+    def scores(self) -> dict[str, jax.Array]:
+        """Score keys ({key: (N, P) float32}, ``alem_core.score``) of the worlds that ended on
+        the last ``step`` (``info["done"]``; zero elsewhere), from their final states. Call it
+        before the next ``step``, which resets them."""
+        if self.batch is None:
+            raise RuntimeError("scores() called before reset(); call reset(seed) first")
+        return compiled_batch(self.static, self.chunk).scores(self.batch)
 
     def refresh(self) -> None:
         """Regenerate up to ``chunk`` stale reserves now (``batch.refresh``, in pieces)."""

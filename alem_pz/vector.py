@@ -181,7 +181,7 @@ class AlemVectorEnv(VectorEnv):
             infos["episode"] = {"r": ret.reshape(n), "l": lengths, "_r": ended, "_l": ended}
             infos["_episode"] = ended
             if fetch_score:
-                scores = jax.device_get(info["score"])
+                scores = jax.device_get(self.runner.scores())
                 infos["score"] = {k: v.reshape(n) for k, v in scores.items()}
                 infos["score"].update({f"_{k}": ended for k in scores})
                 infos["_score"] = ended

@@ -42,6 +42,8 @@ def play(seed: int, calls: int = CALLS, action_seed: int = 0) -> list[dict]:
         actions = masked_random(outs[-1]["info"]["action_mask"], rng)
         outs.append(jax.device_get(runner.step(actions)._asdict()))
         outs[-1]["actions"] = actions
+        if outs[-1]["info"]["ended"]:
+            outs[-1]["score"] = jax.device_get(runner.scores())
     return outs
 
 
@@ -60,11 +62,11 @@ def test_episode_end_then_reset_next_call(played):
     np.testing.assert_allclose(end["info"]["episode_return"], summed, rtol=1e-6)
     for k in range(SMALL.player_count):  # the score of the final state reached the caller
         alive = np.broadcast_to(end["info"]["alive"][:, k : k + 1], (N, SMALL.player_count))
-        np.testing.assert_array_equal(end["info"]["score"][f"Agent{k}/alive"], alive)
+        np.testing.assert_array_equal(end["score"][f"Agent{k}/alive"], alive)
     assert reset["info"]["reset"].all() and not reset["info"]["done"].any()
     np.testing.assert_array_equal(reset["info"]["episode"], [1] * N)
     assert not reset["reward"].any() and not reset["truncated"].any()
-    assert not played[HORIZON - 1]["info"]["score"]["Agent0/alive"].any()  # zero until the end
+    assert "score" not in played[HORIZON - 1]  # nothing ended, nothing asked
     assert played[2 * HORIZON + 1]["info"]["done"].all()  # episode 1 is HORIZON steps too
 
 
