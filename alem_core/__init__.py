@@ -7,20 +7,35 @@ Public API (everything else is internal)::
         key, state, actions, params, static
     )
 
+Batched, with auto-reset (``batch.py``; ``BatchRunner`` drives it from Python)::
+
+    runner = alem_core.BatchRunner(num_worlds, params, static)
+    out = runner.reset(seed)          # BatchOutput, leading axis N
+    out = runner.step(actions)        # (N, P) int actions
+
 ``static`` (``StaticParams``) is hashable and static under ``jit``; ``params`` (``Params``) is a
 pytree of scalars; ``actions`` is an int array of shape (P,). Per-agent arrays come out.
 """
 
 from alem_core.api import reset, step
+from alem_core.batch import Batch, BatchOutput
+from alem_core.batch_runner import BatchRunner
+from alem_core.compilation_cache import enable_default_cache
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
 from alem_core.masking import action_mask
 from alem_core.observation import obs_size, observe
 from alem_core.params import Params, StaticParams, make_params
 from alem_core.state import State
 
+# On by default (switch off with ALEM_COMPILATION_CACHE=0): see compilation_cache.py.
+enable_default_cache()
+
 __all__ = [
     "Achievement",
     "Action",
+    "Batch",
+    "BatchOutput",
+    "BatchRunner",
     "Block",
     "Inv",
     "Item",

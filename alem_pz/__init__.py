@@ -6,6 +6,9 @@ Importing ``alem_pz`` registers ``"alem/Coop-v0"`` with PettingZoo, so both of t
     env = alem_pz.make(players=3)                       # ParallelEnv (parallel=False: AEC)
     env = pettingzoo.make("aec", "alem/Coop-v0", players=3)
 
+It also registers ``"alem/Coop-v0"`` with Gymnasium, for ``gymnasium.make_vec(...,
+vectorization_mode="vector_entry_point")``: a batched ``VectorEnv`` (``alem_pz.vector``).
+
 ``alem_pz.alem_coop_v0`` offers the classic ``env()``, ``parallel_env()`` and ``raw_env()``.
 """
 
@@ -13,12 +16,15 @@ from alem_pz import alem_coop_v0
 from alem_pz.alem_coop_v0 import env, parallel_env, raw_env
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.registration import ENV_IDS, make, register
+from alem_pz.vector import AlemVectorEnv, register_gymnasium
 
 register()
+register_gymnasium()
 
 __all__ = [
     "ENV_IDS",
     "AlemParallelEnv",
+    "AlemVectorEnv",
     "alem_coop_v0",
     "env",
     "make",

@@ -66,7 +66,7 @@ import alem_core
 from alem_core.metrics import COOPERATION_METRICS
 from alem_core.observation_parts import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
-from alem_pz import rendering, scoring
+from alem_pz import rendering, scoring, warmup
 from alem_pz.compiled import compiled_core, key_from_seed
 
 NOOP = 0
@@ -158,7 +158,9 @@ class AlemParallelEnv(ParallelEnv):
         self.agents = []
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._build_spaces()
-        self._params_buffers = compiled_core(self.static).pack_params(self.params)
+        # No JAX work before the first reset(): a process that forks workers after building
+        # envs (SuperSuit's concat_vec_envs_v1 with num_cpus >= 2) must not have started JAX.
+        self._params_buffers = None
         self._key: jax.Array | None = None
         self._state = None
         self._obs: np.ndarray | None = None
@@ -260,7 +262,10 @@ class AlemParallelEnv(ParallelEnv):
         elif self._key is None:
             self._key = jnp.asarray(np.random.SeedSequence().generate_state(2, dtype=np.uint32))
         core = compiled_core(self.static)
+        if self._params_buffers is None:
+            self._params_buffers = core.pack_params(self.params)
         self._key, self._state, packed = core.reset(self._key, self._params_buffers)
+        warmup.warm_score(self.static, self._state)  # not on the first episode-end step
         self.agents = self.possible_agents[:]
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
         if self.obs_type == "text":

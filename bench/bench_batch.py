@@ -1,0 +1,138 @@
+"""Batched throughput with auto-reset: ``alem_core.BatchRunner`` and ``gymnasium.make_vec``.
+
+    python bench/bench_batch.py [--worlds 64 256 1024] [--steps 100] [--horizon 50] [--json f]
+
+For each N (default world: 48 x 48, 9-floor state, 3 agents, "medium"), after a warm-up that
+compiles everything (reset, step with the score, reserve refresh):
+* ``core``: ``BatchRunner.step`` called from Python with masked random actions drawn on the
+  device; nothing but two counters comes back to the host (the refresh policy reads them).
+* ``make_vec``: the Gymnasium vector env, numpy out (observations, masks, infos), masked
+  random actions drawn with numpy on the host: the throughput a PyTorch loop sees, minus the
+  network.
+Episodes are truncated every ``horizon`` steps, so every world resets ``steps / horizon``
+times inside the timed window and the reserve refreshes (world generation) are included.
+Env-steps/s counts world-steps (each with P agents): N x steps / seconds.
+The load average is printed: on a shared machine the figures scale with the free cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def _load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def bench_core(n: int, steps: int, params, static) -> dict:
+    from alem_core.batch_runner import BatchRunner
+    from alem_core.rollout import random_legal_actions
+
+    draw = jax.jit(jax.vmap(random_legal_actions))
+    runner = BatchRunner(n, params, static)
+    start = time.perf_counter()
+    out = runner.reset(seed=0)
+    key = jax.random.key(0)
+    for _ in range(2):
+        key, sub = jax.random.split(key)
+        out = runner.step(draw(jax.random.split(sub, n), out.info["action_mask"]))
+    runner.refresh()
+    jax.block_until_ready(out.obs)
+    warm = time.perf_counter() - start
+    ended, refreshes = 0, runner.refreshes
+    start = time.perf_counter()
+    for _ in range(steps):
+        key, sub = jax.random.split(key)
+        out = runner.step(draw(jax.random.split(sub, n), out.info["action_mask"]))
+        ended += out.info["done"]  # device-side count, read once at the end
+    jax.block_until_ready(out.obs)
+    seconds = time.perf_counter() - start
+    return {
+        "worlds": n,
+        "env_steps_per_s": n * steps / seconds,
+        "seconds": seconds,
+        "warmup_seconds": warm,
+        "episodes_ended": int(np.asarray(ended).sum()),
+        "refresh_calls": runner.refreshes - refreshes,
+        "chunk": runner.chunk,
+    }
+
+
+def bench_make_vec(n: int, steps: int, horizon: int) -> dict:
+    import gymnasium
+
+    import alem_pz  # noqa: F401  (registers alem/Coop-v0)
+
+    envs = gymnasium.make_vec(
+        "alem/Coop-v0", num_envs=n, vectorization_mode="vector_entry_point", max_steps=horizon
+    )
+    rng = np.random.default_rng(0)
+
+    def actions(infos):  # uniform among legal: argmax of uniform noise on the legal entries
+        return np.argmax(rng.random(infos["action_mask"].shape) * infos["action_mask"], axis=1)
+
+    _, infos = envs.reset(seed=0)
+    for _ in range(2):
+        _, _, _, _, infos = envs.step(actions(infos))
+    ended = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        _, _, _, _, infos = envs.step(actions(infos))
+        ended += int(infos.get("_episode", np.zeros(1, bool)).sum())
+    seconds = time.perf_counter() - start
+    return {
+        "worlds": n,
+        "env_steps_per_s": n * steps / seconds,
+        "agent_steps_per_s": envs.num_envs * steps / seconds,
+        "seconds": seconds,
+        "episodes_ended_agent_level": ended,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worlds", type=int, nargs="+", default=[64, 256, 1024])
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--horizon", type=int, default=50)
+    parser.add_argument("--skip-make-vec", action="store_true")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+
+    import alem_core
+
+    static = alem_core.StaticParams(player_count=3)
+    params = alem_core.make_params("medium", max_timesteps=args.horizon)
+    print(f"jax {jax.__version__} on {jax.devices()}, load average {_load()}")
+    results = []
+    for n in args.worlds:
+        row = {"core": bench_core(n, args.steps, params, static), "load_before": _load()}
+        c = row["core"]
+        print(
+            f"N={n:5d} core      {c['env_steps_per_s']:9.0f} env-steps/s "
+            f"({c['episodes_ended']} episodes ended, {c['refresh_calls']} refreshes of "
+            f"{c['chunk']} worlds; warm-up {c['warmup_seconds']:.0f} s) load {_load()}",
+            flush=True,
+        )
+        if not args.skip_make_vec:
+            row["make_vec"] = m = bench_make_vec(n, args.steps, args.horizon)
+            print(
+                f"N={n:5d} make_vec  {m['env_steps_per_s']:9.0f} env-steps/s "
+                f"({m['agent_steps_per_s']:.0f} agent-steps/s, numpy out) load {_load()}",
+                flush=True,
+            )
+        results.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load_end": _load(), "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    jnp.zeros(())  # start the backend before timing anything
+    main()

@@ -1,0 +1,194 @@
+"""The batched core with auto-reset (``alem_core.batch``, ``alem_core.batch_runner``).
+
+Every test shares one compiled set (SMALL world, N = 2 slots, chunk 1); episodes last
+``max_timesteps`` = 4 steps, so a short run crosses several episode ends.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import numpy as np
+import pytest
+
+import alem_core
+from alem_core import batch as core_batch
+from alem_core.batch_runner import BatchRunner, compiled_batch, default_chunk, seed_key
+from alem_core.rollout import compiled
+
+from .conftest import SMALL
+
+N = 2
+HORIZON = 4
+PARAMS = alem_core.make_params("medium", max_timesteps=HORIZON)
+CALLS = 11  # episode 0 ends on call 4, resets on call 5, episode 1 ends on call 9, ...
+
+
+def masked_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(N, P) int32 uniform legal actions."""
+    return np.array([[rng.choice(np.flatnonzero(m)) for m in world] for world in mask], np.int32)
+
+
+def play(seed: int, calls: int = CALLS, action_seed: int = 0) -> list[dict]:
+    """Host copies of the reset output and of ``calls`` steps of masked random play."""
+    runner = BatchRunner(N, PARAMS, SMALL)
+    outs = [jax.device_get(runner.reset(seed)._asdict())]
+    rng = np.random.default_rng(action_seed)
+    for _ in range(calls):
+        actions = masked_random(outs[-1]["info"]["action_mask"], rng)
+        outs.append(jax.device_get(runner.step(actions)._asdict()))
+        outs[-1]["actions"] = actions
+        if outs[-1]["info"]["ended"]:
+            outs[-1]["score"] = jax.device_get(runner.scores())
+    return outs
+
+
+@pytest.fixture(scope="module")
+def played() -> list[dict]:
+    return play(seed=0)
+
+
+def test_episode_end_then_reset_next_call(played):
+    for t in range(1, HORIZON):
+        assert not played[t]["info"]["done"].any()
+    end, reset = played[HORIZON], played[HORIZON + 1]
+    assert end["truncated"].all() and end["info"]["done"].all()
+    np.testing.assert_array_equal(end["info"]["episode_length"], [HORIZON] * N)
+    summed = sum(played[t]["reward"] for t in range(1, HORIZON + 1))
+    np.testing.assert_allclose(end["info"]["episode_return"], summed, rtol=1e-6)
+    for k in range(SMALL.player_count):  # the score of the final state reached the caller
+        alive = np.broadcast_to(end["info"]["alive"][:, k : k + 1], (N, SMALL.player_count))
+        np.testing.assert_array_equal(end["score"][f"Agent{k}/alive"], alive)
+    assert reset["info"]["reset"].all() and not reset["info"]["done"].any()
+    np.testing.assert_array_equal(reset["info"]["episode"], [1] * N)
+    assert not reset["reward"].any() and not reset["truncated"].any()
+    assert "score" not in played[HORIZON - 1]  # nothing ended, nothing asked
+    assert played[2 * HORIZON + 1]["info"]["done"].all()  # episode 1 is HORIZON steps too
+
+
+def test_reset_observation_is_the_next_episode_world(played):
+    keys = core_batch.slot_keys(jax.numpy.asarray(seed_key(0)), N)
+    fns = compiled_batch(SMALL, 1)
+    for slot in range(N):
+        obs, _, mask = fns.generate(
+            keys[slot : slot + 1], np.array([1], np.int32), PARAMS.as_arrays()
+        )
+        np.testing.assert_array_equal(played[HORIZON + 1]["obs"][slot], np.asarray(obs[0]))
+        np.testing.assert_array_equal(
+            played[HORIZON + 1]["info"]["action_mask"][slot], np.asarray(mask[0])
+        )
+    assert not np.array_equal(played[0]["obs"], played[HORIZON + 1]["obs"])
+
+
+def test_slot_is_the_core_world_with_its_keys(played):
+    """Slot 1, episode 0 is ``alem_core.reset`` / ``step`` with the documented keys."""
+    reset, step = compiled(SMALL)
+    slot_key = core_batch.slot_keys(jax.numpy.asarray(seed_key(0)), N)[1]
+    k_world, k_steps = core_batch._episode_keys(slot_key, 0)
+    params = PARAMS.as_arrays()
+    obs, state = reset(k_world, params)
+    np.testing.assert_array_equal(np.asarray(obs), played[0]["obs"][1])
+    for t in range(HORIZON):
+        actions = played[t + 1]["actions"][1]
+        obs, state, reward, *_ = step(jax.random.fold_in(k_steps, t), state, actions, params)
+        np.testing.assert_array_equal(np.asarray(obs), played[t + 1]["obs"][1])
+        np.testing.assert_array_equal(np.asarray(reward), played[t + 1]["reward"][1])
+
+
+def test_same_seed_same_episodes_other_seed_other_worlds(played):
+    again = play(seed=0)
+    for a, b in zip(played, again, strict=True):
+        jax.tree.map(np.testing.assert_array_equal, a, b)
+    other = play(seed=1, calls=0)
+    assert not np.array_equal(other[0]["obs"], played[0]["obs"])
+
+
+def test_skipped_refresh_waits_instead_of_replaying_then_resets_to_the_same_world(played):
+    runner = BatchRunner(N, PARAMS, SMALL)
+    runner.reset(0)
+    runner.refresh = lambda: None  # the reserves consumed at the first reset stay stale
+    for t in range(1, 2 * HORIZON + 2):
+        out = runner.step(played[t]["actions"])
+    assert out.info["done"].all() and int(out.info["reserve_needed"]) == N
+    out = runner.step(played[2 * HORIZON + 2]["actions"])
+    assert np.asarray(out.info["waiting"]).all() and not np.asarray(out.info["reset"]).any()
+    assert not np.asarray(out.obs).any()
+    assert (np.asarray(out.info["action_mask"]).sum(-1) == 1).all()  # NOOP only
+    del runner.refresh  # back to BatchRunner.refresh
+    runner.refresh()
+    runner.refresh()
+    out = runner.step(played[2 * HORIZON + 2]["actions"])
+    assert np.asarray(out.info["reset"]).all()
+    np.testing.assert_array_equal(np.asarray(out.info["episode"]), [2] * N)
+    np.testing.assert_array_equal(np.asarray(out.obs), played[2 * HORIZON + 2]["obs"])
+
+
+def test_runner_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="num_worlds must be a positive int, got 0"):
+        BatchRunner(0, PARAMS, SMALL)
+    with pytest.raises(ValueError, match="chunk must be an int in"):
+        BatchRunner(2, PARAMS, SMALL, chunk=3)
+    with pytest.raises(RuntimeError, match="before reset"):
+        BatchRunner(2, PARAMS, SMALL).step(np.zeros((2, 3), np.int32))
+
+
+SHARDED_SCRIPT = textwrap.dedent(
+    """
+    import jax, numpy as np
+    from tests.conftest import _CACHE  # noqa: F401  (persistent cache settings)
+    import alem_core
+    from alem_core.batch_runner import BatchRunner
+    from tests.core.conftest import SMALL
+    assert jax.local_device_count() == 2, jax.local_devices()
+    params = alem_core.make_params("medium", max_timesteps=4)
+    sharded, plain = BatchRunner(4, params, SMALL), BatchRunner(4, params, SMALL, shard=False)
+    a, b = sharded.reset(3), plain.reset(3)
+    rng = np.random.default_rng(0)
+    for t in range(11):
+        jax.tree.map(np.testing.assert_array_equal, jax.device_get(a), jax.device_get(b))
+        mask = np.asarray(b.info["action_mask"])
+        actions = np.array([[rng.choice(np.flatnonzero(m)) for m in w] for w in mask], np.int32)
+        a, b = sharded.step(actions), plain.step(actions)
+    assert len(sharded.batch.worlds.players.alive.sharding.device_set) == 2
+    assert len(a.obs.sharding.device_set) == 2
+    print("sharded == unsharded", sharded.refreshes, plain.refreshes)
+    """
+)
+
+
+@pytest.mark.slow
+def test_sharded_over_two_cpu_devices_equals_unsharded():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", PYTHONPATH=root)
+    done = subprocess.run(
+        [sys.executable, "-c", SHARDED_SCRIPT], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "sharded == unsharded" in done.stdout
+
+
+@pytest.mark.slow
+def test_on_device_step_matches_the_runner(played):
+    """``batch.step`` + ``refresh_until_ready`` inside one jit (for ``lax.scan`` loops) gives
+    the runner's outputs."""
+    chunk, params = default_chunk(N), PARAMS.as_arrays()
+
+    @jax.jit
+    def call(batch, actions, params):  # params traced, as in the runner (same floats)
+        batch, out = core_batch.step(batch, actions, params, SMALL, chunk)
+        return core_batch.refresh_until_ready(batch, params, SMALL, chunk), out
+
+    batch, _ = core_batch.init(jax.numpy.asarray(seed_key(0)), N, params, SMALL)
+    for t in range(1, CALLS + 1):
+        batch, out = call(batch, played[t]["actions"], params)
+        out = jax.device_get(out._asdict())
+        # Another executable may fuse float arithmetic differently: 1-ulp obs differences.
+        np.testing.assert_allclose(out["obs"], played[t]["obs"], rtol=1e-6, atol=1e-6)
+        for name in ("reward", "terminated", "truncated"):
+            np.testing.assert_array_equal(out[name], played[t][name])
+        for name in ("action_mask", "reset", "episode", "episode_return", "episode_length"):
+            np.testing.assert_array_equal(out["info"][name], played[t]["info"][name])
