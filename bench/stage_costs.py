@@ -1,0 +1,96 @@
+"""Where the batched step's time goes: each pipeline stage timed alone over N worlds.
+
+Run from the repository root::
+
+    python bench/stage_costs.py [--worlds 64] [--steps 50]
+
+N worlds of the default map (nine floors, P = 3, "medium") are played 30 masked random steps
+so mobs, items and handovers exist; then each stage of ``pipeline.PIPELINE``, and the
+observation, the action mask and the end-of-step bookkeeping, is applied ``--steps`` times in a
+jitted ``lax.scan`` (vmapped over the worlds, the state carried), and the whole step likewise.
+Prints milliseconds per batched call and each part's share of the whole step. Parts run alone
+cannot fuse with their neighbours, so the shares add up to roughly, not exactly, 100 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+
+import alem_core
+from alem_core.masking import action_mask
+from alem_core.observation import observe
+from alem_core.pipeline import PIPELINE, step
+from alem_core.rollout import random_legal_actions, random_rollout
+from alem_core.systems.lifecycle import end_step
+
+
+def _time(fn, states, actions, steps: int) -> float:
+    """Seconds per call of ``fn`` (vmapped, in a scan of ``steps``), after one warm-up."""
+
+    def body(carry, key):
+        return fn(carry, actions, key), None
+
+    run = jax.jit(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, steps))[0])
+    jax.block_until_ready(run(states, jax.random.key(0)))
+    start = time.perf_counter()
+    jax.block_until_ready(run(states, jax.random.key(1)))
+    return (time.perf_counter() - start) / steps
+
+
+def parts(params, static) -> dict:
+    """name -> fn(states, actions, key) -> states, every part vmapped over the worlds."""
+
+    def stage_fn(stage):
+        def one(state, actions, key):
+            return stage.fn(state, actions, key if stage.needs_key else None, params, static)
+
+        return lambda s, a, k: jax.vmap(one)(s, a, jax.random.split(k, a.shape[0]))
+
+    table = {stage.name: stage_fn(stage) for stage in PIPELINE}
+
+    def observation(s, a, k):
+        obs = jax.vmap(lambda st: observe(st, params, static))(s)
+        return s.replace(timestep=s.timestep + (obs.sum(axis=(1, 2)) > 0))
+
+    def mask(s, a, k):
+        masks = jax.vmap(lambda st: action_mask(st, params, static))(s)
+        return s.replace(timestep=s.timestep + masks.sum(axis=(1, 2)))
+
+    def bookkeeping(s, a, k):
+        health = s.players.health
+        return jax.vmap(lambda st, h: end_step(st, h, h, h, params, static))(s, health)
+
+    def whole(s, a, k):
+        keys = jax.random.split(k, a.shape[0])
+        return jax.vmap(lambda kk, st, aa: step(kk, st, aa, params, static)[1])(keys, s, a)
+
+    table |= {"observation": observation, "action_mask": mask, "end_step": bookkeeping}
+    return table, whole
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--worlds", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=50)
+    args = parser.parse_args()
+    static, params = alem_core.StaticParams(), alem_core.make_params("medium").as_arrays()
+    keys = jax.random.split(jax.random.key(3), args.worlds)
+    _, states = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)))(keys)
+    play = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, params, static, 30)[0]))
+    states = play(keys, states)
+    masks = jax.vmap(lambda s: action_mask(s, params, static))(states)
+    actions = jax.vmap(random_legal_actions)(keys, masks)
+    table, whole = parts(params, static)
+    total = _time(whole, states, actions, args.steps)
+    print(f"whole step       {total * 1e3:7.2f} ms per call of {args.worlds} worlds")
+    rows = {name: _time(fn, states, actions, args.steps) for name, fn in table.items()}
+    for name, seconds in sorted(rows.items(), key=lambda kv: -kv[1]):
+        print(f"{name:<16} {seconds * 1e3:7.2f} ms  {100 * seconds / total:5.1f} %")
+    print(f"sum of parts     {sum(rows.values()) * 1e3:7.2f} ms; jax {jax.__version__}")
+
+
+if __name__ == "__main__":
+    main()
