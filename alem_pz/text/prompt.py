@@ -21,12 +21,18 @@ from alem_core.systems.handovers import STRUCTURE_COST
 from alem_core.systems.intrinsics import capacities
 from alem_core.systems.launching import FIREBALL_MANA, HEAL_AMOUNT, HEAL_MANA
 from alem_core.tables import (
+    BOSS_FLOOR,
+    BOSS_PROGRESS_TO_WIN,
     COW_FOOD,
     DRINK_AMOUNT,
+    ENCHANT_MANA,
+    ENCHANT_TABLES,
     MINE_ITEM,
     MINE_TIER,
     MONSTERS_TO_CLEAR_FLOOR,
     PLANT_FOOD,
+    POTION_AMOUNT,
+    POTION_STAT,
     RECIPE_ACTION,
     RECIPE_AMOUNT,
     RECIPE_COST,
@@ -214,10 +220,32 @@ def _late_game(floor: int) -> str:
         f"Spells: fireball costs {FIREBALL_MANA} mana (warrior, miner); heal costs {HEAL_MANA} "
         f"mana and restores {HEAL_AMOUNT:g} health (forager)."
     )
+    effects = ", ".join(
+        f"{amount:+d} {stat}" for stat, amount in zip(POTION_STAT, POTION_AMOUNT, strict=True)
+    )
     lines = [f"Chests hold role-biased loot; potions come in {NUM_POTIONS} colours whose effects "
-             "change every episode."] if floor >= 1 else []  # fmt: skip
-    lines += [spells] if floor >= 3 else []
+             f"({effects}) are shuffled every episode."] if floor >= 1 else []  # fmt: skip
+    lines += [spells, _enchanting()] if floor >= 3 else []
+    lines += [_boss()] if floor >= BOSS_FLOOR - 1 else []
     return "<late_game>\n" + "\n".join(lines) + "\n</late_game>" if lines else ""
+
+
+def _enchanting() -> str:
+    tables = "; ".join(
+        f"the {Block(table).name.rsplit('_', 1)[1].lower()} table uses 1 {Inv(gem).name.lower()}"
+        for table, _, gem in ENCHANT_TABLES
+    )
+    return (
+        f"Enchanting: face an enchantment table with {ENCHANT_MANA} mana ({tables}); "
+        "swords and bows are the warrior's job, armour anyone's."
+    )
+
+
+def _boss() -> str:
+    return (
+        f"The last level holds the Necromancer: it can be hit only when no wave monster is left "
+        f"and its wave timer has run out; {BOSS_PROGRESS_TO_WIN} hits defeat it and win the game."
+    )
 
 
 def _achievements(floor: int, params: alem_core.Params, progressive: bool) -> str:
