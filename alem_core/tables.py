@@ -385,21 +385,6 @@ MOB_MOVES_ON[2, 6] = MOB_MOVES_ON[2, 7] = True  # fire and ice elementals fly
 MOB_MOVES_ON[0, 3, 1] = True  # lizards swim
 MOB_MOVES_ON[2, 5] = (False, True, False)  # deep things live in water only
 
-# --- Consumables and enchanting (GAME.md §4.4; chest loot's table is in systems/chests.py) -------
-
-POTION_STAT = ("health", "health", "mana", "mana", "energy", "energy")
-"""Player field each potion effect 0-5 changes; a colour's effect is ``World.potion_effect``."""
-POTION_AMOUNT = np.array([8, -3, 8, -3, 8, -3], np.int32)
-"""(6,) change of ``POTION_STAT`` by effect (clamped with the other intrinsics at step end)."""
-
-ENCHANT_MANA = 9
-"""Mana every enchantment costs (full mana at intelligence 1)."""
-ENCHANT_TABLES = (
-    # table block, element it gives (1 fire, 2 ice), inventory column it consumes (one unit)
-    (Block.ENCHANTMENT_TABLE_FIRE, 1, Inv.RUBY),
-    (Block.ENCHANTMENT_TABLE_ICE, 2, Inv.SAPPHIRE),
-)
-
 # --- The boss floor (GAME.md §2.6, §7.2) ---------------------------------------------------------
 
 BOSS_FLOOR = 8

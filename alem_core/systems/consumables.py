@@ -21,8 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_POTIONS, Achievement, Action, Inv
+from alem_core.item_tables import POTION_AMOUNT, POTION_STAT
 from alem_core.state import State
-from alem_core.tables import POTION_AMOUNT, POTION_STAT
 
 POTION_COLUMNS = np.arange(Inv.POTION_RED, Inv.POTION_RED + NUM_POTIONS, dtype=np.int32)
 """(6,) inventory column of each potion colour, in the order of the DRINK_POTION_* actions."""

@@ -16,6 +16,7 @@ import numpy as np
 
 import alem_core
 from alem_core.constants import NUM_POTIONS, REQUEST_DURATION, ROLE_OF_INDEX, Action, Block, Inv
+from alem_core.item_tables import ENCHANT_MANA, ENCHANT_TABLES, POTION_AMOUNT, POTION_STAT
 from alem_core.specialisation import ROLE_GATES, ROLE_PERKS, describe_roles
 from alem_core.systems.handovers import STRUCTURE_COST
 from alem_core.systems.intrinsics import capacities
@@ -25,14 +26,10 @@ from alem_core.tables import (
     BOSS_PROGRESS_TO_WIN,
     COW_FOOD,
     DRINK_AMOUNT,
-    ENCHANT_MANA,
-    ENCHANT_TABLES,
     MINE_ITEM,
     MINE_TIER,
     MONSTERS_TO_CLEAR_FLOOR,
     PLANT_FOOD,
-    POTION_AMOUNT,
-    POTION_STAT,
     RECIPE_ACTION,
     RECIPE_AMOUNT,
     RECIPE_COST,
