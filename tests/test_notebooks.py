@@ -38,7 +38,6 @@ def test_notebook_is_stored_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.setenv("ALEM_NOTEBOOK_SMALL", "1")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     # The kernel imports this checkout's packages, as the test process does.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     notebook = nbformat.read(path, as_version=4)
@@ -46,3 +45,10 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
     )
     client.execute()  # raises CellExecutionError naming the cell when one fails
+    pictures = [
+        output
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if {"image/png", "image/gif"} & set(output.get("data", {}))
+    ]
+    assert pictures, f"{path.name} showed no picture"
