@@ -21,6 +21,7 @@ Command line::
     alem-evaluate --policy text-rule --episodes 20          # the rule agent on text observations
     alem-evaluate --policy llm --base-url URL --model NAME [--api-key-env VAR] [--config FILE] \
         --episodes K --difficulties easy,medium --max-steps S --out DIR   (alem_pz.text.harness)
+    alem-evaluate --policy greedy --episodes 20 --plot greedy.png   # also the scores as bars
 """
 
 from __future__ import annotations
@@ -292,6 +293,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--map-size", type=int, default=None, help="square map side (tests)")
     parser.add_argument("--num-levels", type=int, default=None, help="floors (tests)")
+    parser.add_argument(
+        "--plot", default=None, help="also draw the scores to this image (needs matplotlib)"
+    )
     llm = parser.add_argument_group("--policy llm (alem_pz.text.harness)")
     llm.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
     llm.add_argument("--model", default=None)
@@ -355,6 +359,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         print(f"{difficulty}: " + "  ".join(parts))
     print(f"wrote {out}")
+    if args.plot:
+        from alem_pz.plots import save_comparison
+
+        print(f"wrote {save_comparison(summary, args.plot)}")
     return 0
 
 
