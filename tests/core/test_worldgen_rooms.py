@@ -9,15 +9,22 @@ from __future__ import annotations
 import dataclasses
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import ndimage
 
 from alem_core.constants import Item
-from alem_core.worldgen import split_reset_key
-from alem_core.worldgen.dungeon import DUNGEON_FLOORS, ROOM_LAYOUT, axis_geometry, room_layout
+from alem_core.worldgen.dungeon import (
+    DUNGEON_CONFIGS,
+    DUNGEON_FLOORS,
+    ROOM_LAYOUT,
+    axis_geometry,
+    dungeon_floor,
+    room_layout,
+)
 
-from .deep_worlds import CLOSED, N_SEEDS, STATIC, B, binomial_ok, count, deep_floors, world_keys
+from .deep_worlds import CLOSED, N_SEEDS, STATIC, B, binomial_ok, count, deep_floors
 
 ROOM_FLOORS = DUNGEON_FLOORS  # 1, 3, 4
 
@@ -28,14 +35,26 @@ def floors():
 
 
 @pytest.fixture(scope="module")
-def layouts():
+def dungeons():
+    """Twenty sets of the three dungeons built by the public ``dungeon_floor`` from keys of our
+    own, with the ``room_layout`` it documents reading from the same key:
+    ``(blocks (N, 3, H, W), items (N, 3, H, W), (corners, sizes, sinks) (N, 3, ...))``."""
+    configs = jax.tree.map(lambda *v: jnp.asarray(v), *DUNGEON_CONFIGS)
+
+    def one(key, config):
+        block, item, _, _ = dungeon_floor(key, config, STATIC)
+        return block, item, room_layout(key, STATIC)
+
+    per_world = jax.vmap(one)  # the three dungeon configs of one world
+    keys = jax.random.split(jax.random.key(2), (N_SEEDS, len(ROOM_FLOORS)))
+    built = jax.jit(jax.vmap(per_world, in_axes=(0, None)))(keys, configs)
+    return jax.tree.map(np.asarray, built)
+
+
+@pytest.fixture(scope="module")
+def layouts(dungeons):
     """(corners, sizes, sinks) of the three dungeons of every world, (N, 3, ...)."""
-
-    def per_world(key):
-        room_keys = jax.random.split(split_reset_key(key)["room_floors"], len(ROOM_FLOORS))
-        return jax.vmap(lambda k: room_layout(k, STATIC))(room_keys)
-
-    return jax.tree.map(np.asarray, jax.jit(jax.vmap(per_world))(world_keys()))
+    return dungeons[2]
 
 
 # --- dungeons: census ----------------------------------------------------------------------------
@@ -117,11 +136,11 @@ def test_rooms_lie_in_distinct_chunks(layouts):
     assert set(sizes.ravel()) == set(range(5, 10)) and set(offset.ravel()) == set(range(11))
 
 
-def test_rooms_are_open_with_torches_at_their_corners(floors, layouts):
+def test_rooms_are_open_with_torches_at_their_corners(dungeons, layouts):
     corners, sizes, _ = layouts
     for i in range(N_SEEDS):
         for k, floor in enumerate(ROOM_FLOORS):
-            block, item = floors.block[i, floor], floors.item[i, floor]
+            block, item = dungeons[0][i, k], dungeons[1][i, k]
             for (r, c), (h, w) in zip(corners[i, k], sizes[i, k], strict=True):
                 room = block[r : r + h, c : c + w]
                 assert not np.isin(room, CLOSED).any(), (i, floor)
@@ -138,12 +157,12 @@ def test_rooms_are_open_with_torches_at_their_corners(floors, layouts):
                 assert block[r, c] in (B.ENCHANTMENT_TABLE_ICE, B.ENCHANTMENT_TABLE_FIRE)
 
 
-def test_corridors_connect_every_room(floors, layouts):
+def test_corridors_connect_every_room(dungeons, layouts):
     # Flood fill over the opened cells (anything but wall, moss, darkness) from room 7's corner.
     corners = layouts[0]
     for i in range(N_SEEDS):
         for k, floor in enumerate(ROOM_FLOORS):
-            labels, _ = ndimage.label(~np.isin(floors.block[i, floor], CLOSED))
+            labels, _ = ndimage.label(~np.isin(dungeons[0][i, k], CLOSED))
             reach = labels[tuple(corners[i, k, ROOM_LAYOUT.rooms - 1])]
             assert reach > 0
             assert (labels[corners[i, k, :, 0], corners[i, k, :, 1]] == reach).all(), (i, floor)
