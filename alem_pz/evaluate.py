@@ -318,9 +318,12 @@ def _run_llm(args: argparse.Namespace, difficulties: list[str]) -> dict[str, Any
     config = load_config(
         args.config, model=args.model, base_url=args.base_url, api_key_env=args.api_key_env
     )
-    return evaluate_llm(
-        config,
-        args.out or "llm_run",
+    return evaluate_llm(config, args.out or "llm_run", **_cli_protocol(args, difficulties))
+
+
+def _cli_protocol(args: argparse.Namespace, difficulties: list[str]) -> dict[str, Any]:
+    """The protocol settings both runners (RL and LLM) take from the command line."""
+    return dict(
         episodes=args.episodes,
         max_steps=args.max_steps,
         difficulties=difficulties,
@@ -340,12 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         summary = evaluate(
             load_policy(args.policy, seed=args.seed),
-            episodes=args.episodes,
-            max_steps=args.max_steps,
-            difficulties=difficulties,
-            static=_shapes(args),
-            resamples=args.resamples,
-            progress=not args.no_progress,
+            **_cli_protocol(args, difficulties),
             policy_name=args.policy,
             obs_type="text" if args.policy == "text-rule" else "symbolic",
         )

@@ -30,12 +30,13 @@ from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import JOB_ROLE, NO_ROLE, gate_draws, passes_gate_with
 from alem_core.state import State
+from alem_core.systems.consumables import POTION_COLUMNS
 from alem_core.systems.interaction import do_targets
 from alem_core.tables import FLOOR_ENTER_ACHIEVEMENT
 
 NUM_FLOORS = len(FLOOR_ENTER_ACHIEVEMENT)
 _ALL_FLOORS = tuple(range(NUM_FLOORS))
-_POTIONS = tuple(range(Inv.POTION_RED, Inv.POTION_YELLOW + 1))
+_POTIONS = tuple(int(c) for c in POTION_COLUMNS)
 CHEST_LOOT = (
     # name, chance, options (column, weight, low, high), gate job ("" ungated),
     # keeps the better level instead of adding, floors, first chest per (floor, player) only.
