@@ -11,6 +11,9 @@ from alem_train import objectives as jx
 from alem_train.objectives import numpy_reference as ref
 
 TOL = {"rtol": 1e-6, "atol": 1e-6}
+# Jitted once per shape and static setting, so compilations land in the persistent cache.
+igrpo = jax.jit(jx.igrpo_loss, static_argnames=("eps_lo", "eps_hi", "beta", "agg"))
+srpo = jax.jit(jx.srpo_loss, static_argnames=("eps", "reduction", "beta"))
 # A few fixed shapes (a group of one, a single agent, a wider team): every new shape costs JAX
 # compilations, while masks, values and conventions vary freely within them.
 shapes = st.sampled_from([(1, 1, 2, 2), (2, 3, 2, 1), (2, 4, 3, 3)])
@@ -93,7 +96,17 @@ def test_igrpo_and_srpo_forward_values_agree(shape, seed, density, beta):
     lp = (f["logp_new"], f["logp_old"])
     with jax.enable_x64(True):
         for agg in ("token", "agent-seq", "event"):
-            got = jx.igrpo_loss(*lp, adv, f["act"], f["valid"], 0.2, 0.28, beta, f["logp_ref"], agg)
+            got = igrpo(
+                *lp,
+                adv,
+                f["act"],
+                f["valid"],
+                eps_lo=0.2,
+                eps_hi=0.28,
+                beta=beta,
+                logp_ref=f["logp_ref"],
+                agg=agg,
+            )
             want = ref.igrpo_loss(
                 *lp, adv, f["act"], f["valid"], 0.2, 0.28, beta, f["logp_ref"], agg
             )
