@@ -29,7 +29,7 @@ after its update on the stage-start batch minus the same on a batch of the curre
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, NamedTuple
 
@@ -99,6 +99,31 @@ def _logp_of(logits: Array, actions: Array) -> Array:
     return jnp.take_along_axis(log_probs, actions[..., None], axis=-1)[..., 0]
 
 
+class _LossSpec(NamedTuple):
+    """The settings that shape the traced computation (the jit key; the rest stays host-side)."""
+
+    eps_lo: float
+    eps_hi: float
+    beta: float
+    agg: str
+    adv_eps: float
+    adv_ddof: int
+    adv_singleton: str
+
+
+def _spec(s: SeqTRSettings, beta: float | None = None) -> _LossSpec:
+    return _LossSpec(
+        s.eps_lo,
+        s.eps_hi,
+        s.beta if beta is None else beta,
+        s.agg,
+        s.adv_eps,
+        s.adv_ddof,
+        s.adv_singleton,
+    )
+
+
+@partial(jax.jit, static_argnames=("policy_logits",))
 def _team_logp(params: Sequence, policy_logits: PolicyLogits, batch: Rollout) -> Array:
     """[B,G,T,N] log-probs of the batch's actions under each agent's parameters."""
     columns = [
@@ -127,7 +152,7 @@ def _agent_loss(p_i, batch, adv, logp_old, logp_ref, correction, agent, policy_l
     )
 
 
-@partial(jax.jit, static_argnames=("agent", "policy_logits", "optimizer", "settings"))
+@partial(jax.jit, static_argnames=("agent", "policy_logits", "optimizer", "spec"))
 def _optimiser_step(
     p_i,
     opt_state,
@@ -140,10 +165,10 @@ def _optimiser_step(
     agent,
     policy_logits,
     optimizer,
-    settings,
+    spec,
 ):
     grads, _ = jax.grad(_agent_loss, has_aux=True)(
-        p_i, batch, adv, logp_old, logp_ref, correction, agent, policy_logits, settings
+        p_i, batch, adv, logp_old, logp_ref, correction, agent, policy_logits, spec
     )
     updates, opt_state = optimizer.update(grads, opt_state, p_i)
     return optax.apply_updates(p_i, updates), opt_state
@@ -156,22 +181,23 @@ def _visited_kl(p_new, p_old, batch, *, agent, policy_logits):
     return masked_mean(kl, member_mask(agent_rows(batch.act, agent), batch.valid)[..., agent])
 
 
-def _advantage(batch: Rollout, s: SeqTRSettings) -> Array:
+@partial(jax.jit, static_argnames=("s",))
+def _advantage(batch: Rollout, s: _LossSpec) -> Array:
     adv = group_norm_adv(
         batch.returns, s.adv_eps, "std", ddof=s.adv_ddof, singleton=s.adv_singleton
     )
     return broadcast_outcome_adv(adv, batch.valid, batch.act)
 
 
-def _surrogate(p_new, p_old, batch, agent, policy_logits, s) -> float:
+@partial(jax.jit, static_argnames=("agent", "policy_logits", "spec"))
+def _surrogate(p_new, p_old, batch, *, agent, policy_logits, spec) -> Array:
     """Agent's clipped surrogate of p_new against p_old on ``batch`` (no HAPPO factor, no KL)."""
     logp_i_old = _logp_of(policy_logits(p_old, batch.obs, agent), batch.actions[..., agent])
     logp_old = jnp.broadcast_to(logp_i_old[..., None], batch.act.shape)
-    plain = replace(s, beta=0.0)
     _, metrics = _agent_loss(
-        p_new, batch, _advantage(batch, s), logp_old, None, None, agent, policy_logits, plain
+        p_new, batch, _advantage(batch, spec), logp_old, None, None, agent, policy_logits, spec
     )
-    return float(metrics["surrogate"])
+    return metrics["surrogate"]
 
 
 def _run_epochs(
@@ -203,7 +229,7 @@ def _run_epochs(
             agent=agent,
             policy_logits=policy_logits,
             optimizer=optimizer,
-            settings=s,
+            spec=_spec(s),
         )
         candidate_kl = float(
             _visited_kl(candidate, p_start, batch, agent=agent, policy_logits=policy_logits)
@@ -215,6 +241,24 @@ def _run_epochs(
             break
         p_i, kl, epochs = candidate, candidate_kl, epochs + 1
     return p_i, kl, epochs, stopped
+
+
+def _happo(team, done_agents, logp_behaviour, batch, policy_logits, s) -> Array:
+    """HAPPO factor of the agents already updated in this stage, on ``batch``."""
+    updated = jnp.isin(jnp.arange(len(team)), jnp.asarray(done_agents))
+    logp_now = _team_logp(tuple(team), policy_logits, batch)
+    return happo_factor(
+        logp_now, logp_behaviour, batch.act, batch.valid, updated, s.happo_max_factor
+    )
+
+
+def _stale_surrogates(p_new, p_old, cached, fresh, agent, policy_logits, s):
+    """The updated agent's surrogate on the stage-start batch and on a current-team batch."""
+    spec = _spec(s, beta=0.0)
+    kw = {"agent": agent, "policy_logits": policy_logits, "spec": spec}
+    on_cached = float(_surrogate(p_new, p_old, cached, **kw))
+    on_fresh = None if fresh is None else float(_surrogate(p_new, p_old, fresh[0], **kw))
+    return on_cached, on_fresh
 
 
 def _check_stage(params, order, delta, max_epochs, settings, reference) -> None:
@@ -278,26 +322,17 @@ def team_tr_stage(
         if k > 0 and (resample or settings.probe_fresh):
             fresh = gather(k)
         batch, batch_params = fresh if resample else (cached, cached_params)
-        logp_behaviour = _team_logp(batch_params, policy_logits, batch)
+        logp_behaviour = _team_logp(tuple(batch_params), policy_logits, batch)
         correction = None
         if happo_correction and k > 0:
-            updated = jnp.isin(jnp.arange(len(team)), jnp.asarray(order[:k]))
-            logp_now = _team_logp(team, policy_logits, batch)
-            correction = happo_factor(
-                logp_now,
-                logp_behaviour,
-                batch.act,
-                batch.valid,
-                updated,
-                settings.happo_max_factor,
-            )
+            correction = _happo(team, order[:k], logp_behaviour, batch, policy_logits, settings)
         logp_ref = None
         if settings.beta != 0.0:
-            logp_ref = _team_logp(reference, policy_logits, batch)
+            logp_ref = _team_logp(tuple(reference), policy_logits, batch)
         new_p, kl, epochs, stopped = _run_epochs(
             team[agent],
             batch,
-            _advantage(batch, settings),
+            _advantage(batch, _spec(settings)),
             logp_behaviour,
             logp_ref,
             correction,
@@ -308,10 +343,9 @@ def team_tr_stage(
             max_epochs,
             settings,
         )
-        on_cached = _surrogate(new_p, team[agent], cached, agent, policy_logits, settings)
-        on_fresh = None
-        if fresh is not None:
-            on_fresh = _surrogate(new_p, team[agent], fresh[0], agent, policy_logits, settings)
+        on_cached, on_fresh = _stale_surrogates(
+            new_p, team[agent], cached, fresh, agent, policy_logits, settings
+        )
         team[agent] = new_p
         log.updates.append(
             AgentUpdateLog(

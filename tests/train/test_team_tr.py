@@ -13,6 +13,7 @@ from alem_train.objectives import Rollout, SeqTRSettings, kl_exact, team_tr_stag
 
 SETTINGS = SeqTRSettings(adv_ddof=1, adv_singleton="zero")
 SGD = optax.sgd(0.5)
+BIG_STEP = optax.sgd(20.0)  # shared, so its jitted steps are compiled once
 
 
 def tabular_logits(p, obs, agent):
@@ -98,7 +99,7 @@ def test_early_stop_fires_once_the_exact_kl_exceeds_delta():
         team,
         ClimbingCollector(2),
         order=(0, 1),
-        optimizer=optax.sgd(20.0),
+        optimizer=BIG_STEP,
         delta=1e-3,
         max_epochs=5,
     )
@@ -106,7 +107,7 @@ def test_early_stop_fires_once_the_exact_kl_exceeds_delta():
         assert update.early_stopped and update.delta_violated and update.epochs == 1
         assert update.kl_exact > 1e-3
     relaxed, log = _stage(
-        team, ClimbingCollector(2), order=(0, 1), optimizer=optax.sgd(20.0), delta=1e9, max_epochs=5
+        team, ClimbingCollector(2), order=(0, 1), optimizer=BIG_STEP, delta=1e9, max_epochs=5
     )
     assert all(u.epochs == 5 and not u.early_stopped for u in log.updates)
     # The logged KL is the exact KL of the final policy against the stage start (one state here).
@@ -120,7 +121,7 @@ def test_revert_on_violation_keeps_the_last_step_inside_delta():
         team,
         ClimbingCollector(2),
         order=(0, 1),
-        optimizer=optax.sgd(20.0),
+        optimizer=BIG_STEP,
         delta=1e-3,
         max_epochs=5,
         settings=revert,
