@@ -1,0 +1,280 @@
+"""IPPO and MAPPO on the batched alem world, end to end under ``jit`` (PureJaxRL style).
+
+One compiled function runs ``updates_per_call`` PPO updates, each a ``lax.scan`` rollout of
+``num_steps`` steps over ``num_worlds`` worlds x P agents (``alem_core.batch``: auto-reset
+from pre-generated reserves, refreshed inside the scan) followed by ``update_epochs`` epochs of
+minibatch updates. Python only loops over those calls to log, checkpoint and resume.
+
+* IPPO: one actor and one critic shared by all agents, each reading its own observation plus a
+  one-hot agent id.
+* MAPPO: the same actor; the critic is centralised, reading the global state (every agent's
+  observation in agent order, as ``AlemParallelEnv.state()``) plus the agent id.
+
+Rows carry no decision, and are left out of every loss, where the agent was dead (only NOOP is
+legal) or its world was resetting or waiting (the batch ignores those actions). An agent's
+death ends its GAE chain like a termination; truncation is treated as termination.
+The losses are ``alem_train.objectives.actor_critic``'s (GAE, PPO clip, clipped value loss,
+entropy), with advantages normalised per minibatch over the active rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+from jax import Array
+
+import alem_core
+from alem_core import batch as core_batch
+from alem_train import networks
+from alem_train.objectives.actor_critic import entropy, gae, ppo_actor_loss, value_loss
+
+EPISODE_KEYS = ("episode_return", "Team/achievement_pct", "Team/coord_reward_pct_of_max")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Everything a run depends on (hashable: it is static under ``jit``)."""
+
+    algo: str = "ippo"  # "ippo" or "mappo"
+    difficulty: str = "medium"
+    players: int = 3
+    map_size: int = 48
+    num_levels: int = 9
+    max_steps: int = 10_000
+    num_worlds: int = 32
+    num_steps: int = 64
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    total_env_steps: int = 1_000_000
+    gamma: float = 0.99
+    gae_lambda: float = 0.8
+    clip_eps: float = 0.2
+    value_clip: float | None = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 128
+    updates_per_call: int = 4
+
+    def __post_init__(self) -> None:
+        if self.algo not in ("ippo", "mappo"):
+            raise ValueError(f"algo must be 'ippo' or 'mappo', got {self.algo!r}")
+        for name in ("num_worlds", "num_steps", "update_epochs", "num_minibatches", "hidden"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if (self.num_worlds * self.num_steps) % self.num_minibatches:
+            raise ValueError(
+                f"num_worlds x num_steps = {self.num_worlds * self.num_steps} must divide into "
+                f"num_minibatches = {self.num_minibatches} equal minibatches"
+            )
+
+    @property
+    def central_critic(self) -> bool:
+        return self.algo == "mappo"
+
+    @property
+    def steps_per_update(self) -> int:
+        """World steps (env-steps) collected per update."""
+        return self.num_worlds * self.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.total_env_steps // self.steps_per_update)
+
+    @property
+    def chunk(self) -> int:
+        return core_batch_chunk(self.num_worlds)
+
+    def static(self) -> alem_core.StaticParams:
+        size = (self.map_size, self.map_size)
+        return alem_core.StaticParams(
+            player_count=self.players, map_size=size, num_levels=self.num_levels
+        )
+
+    def env_params(self) -> alem_core.Params:
+        return alem_core.make_params(
+            self.difficulty,
+            max_timesteps=self.max_steps,
+            shared_reward=False,
+            soft_specialization=True,
+        ).as_arrays()
+
+
+def core_batch_chunk(num_worlds: int) -> int:
+    """Reserve refresh size: an eighth of the worlds, as ``BatchRunner`` uses."""
+    return max(1, -(-num_worlds // 8))
+
+
+class TrainState(NamedTuple):
+    """Everything that changes during training (checkpointed whole to resume)."""
+
+    params: dict
+    opt_state: Any
+    batch: core_batch.Batch
+    out: core_batch.BatchOutput
+    key: Array
+    update: Array
+
+
+class Transition(NamedTuple):
+    obs: Array  # (N, P, D)
+    mask: Array  # (N, P, A)
+    action: Array  # (N, P)
+    logp: Array
+    value: Array
+    reward: Array
+    end: Array  # the agent's chain ends after this step (world ended or agent died)
+    valid: Array  # the row carries a decision
+
+
+def make_optimizer(config: PPOConfig) -> optax.GradientTransformation:
+    total = config.num_updates * config.update_epochs * config.num_minibatches
+    rate = (
+        optax.linear_schedule(config.learning_rate, 0.0, total)
+        if config.anneal_lr
+        else config.learning_rate
+    )
+    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(rate, eps=1e-5))
+
+
+def init_train_state(key: Array, config: PPOConfig) -> TrainState:
+    """Fresh networks, optimiser and batch of worlds (episode 0 of every slot)."""
+    static = config.static()
+    k_net, k_env, k_run = jax.random.split(key, 3)
+    params = networks.init_actor_critic(
+        k_net,
+        alem_core.obs_size(static),
+        config.players,
+        static.num_actions,
+        config.hidden,
+        config.central_critic,
+    )
+    opt_state = make_optimizer(config).init(params)
+    batch, out = core_batch.init(k_env, config.num_worlds, config.env_params(), static)
+    state = TrainState(params, opt_state, batch, out, k_run, jnp.zeros((), jnp.int32))
+    return jax.tree.map(jnp.copy, state)  # distinct buffers: the train call donates them all
+
+
+def _policy_step(params: dict, out: core_batch.BatchOutput, key: Array, central: bool):
+    mask = out.info["action_mask"]
+    logits = networks.masked_logits(params["actor"], out.obs, mask)
+    action = jax.random.categorical(key, logits).astype(jnp.int32)
+    logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[..., None], -1)[..., 0]
+    value = networks.values(params["critic"], out.obs, central)
+    return action, logp, value
+
+
+def _episode_sums(nxt: core_batch.BatchOutput) -> Array:
+    """(1 + len(EPISODE_KEYS),) count of worlds that ended and the sums of their team means."""
+    done = nxt.info["done"]
+    team = [nxt.info["episode_return"].mean(axis=1)]
+    team += [nxt.info["score"][k].mean(axis=1) for k in EPISODE_KEYS[1:]]
+    sums = [jnp.where(done, x, 0.0).sum() for x in team]
+    return jnp.stack([done.sum().astype(jnp.float32), *sums])
+
+
+def rollout(state: TrainState, config: PPOConfig):
+    """``num_steps`` steps of every world; returns the new state, transitions and episode sums."""
+    static, env_params, chunk = config.static(), config.env_params(), config.chunk
+
+    def one(carry, _):
+        batch, out, key = carry
+        key, k_act = jax.random.split(key)
+        action, logp, value = _policy_step(state.params, out, k_act, config.central_critic)
+        batch, nxt = core_batch.step(batch, action, env_params, static, chunk)
+        batch = core_batch.refresh_until_ready(batch, env_params, static, chunk)
+        skipped = (nxt.info["reset"] | nxt.info["waiting"])[:, None]
+        alive = out.info["alive"]
+        ended = nxt.terminated | nxt.truncated | (alive & ~nxt.info["alive"])
+        step = Transition(
+            out.obs, out.info["action_mask"], action, logp, value, nxt.reward, ended,
+            alive & ~skipped,
+        )  # fmt: skip
+        carried = nxt._replace(info={k: v for k, v in nxt.info.items() if k != "score"})
+        return (batch, carried, key), (step, _episode_sums(nxt))
+
+    (batch, out, key), (traj, sums) = jax.lax.scan(
+        one, (state.batch, state.out, state.key), None, config.num_steps
+    )
+    return state._replace(batch=batch, out=out, key=key), traj, sums.sum(axis=0)
+
+
+def _loss(params: dict, mb: dict, config: PPOConfig):
+    """PPO loss on a minibatch of (world-step) samples, each with its P agents."""
+    logits = networks.masked_logits(params["actor"], mb["obs"], mb["mask"])
+    logp = jnp.take_along_axis(jax.nn.log_softmax(logits), mb["action"][..., None], -1)[..., 0]
+    value = networks.values(params["critic"], mb["obs"], config.central_critic)
+    act = mb["valid"][None, None]  # [B=1, G=1, T=M, N=P] for the objectives' contract
+    everyone = jnp.ones(act.shape[:-1], bool)
+    actor, stats = ppo_actor_loss(
+        logp[None, None], mb["logp"][None, None], mb["adv"][None, None], act, everyone,
+        eps=config.clip_eps, normalise=True,
+    )  # fmt: skip
+    critic = value_loss(value, mb["value"], mb["ret"], config.value_clip, mb["valid"])
+    bonus = entropy(logits, mb["valid"])
+    loss = actor + config.vf_coef * critic - config.ent_coef * bonus
+    return loss, {"actor_loss": actor, "value_loss": critic, "entropy": bonus, **stats}
+
+
+def update(state: TrainState, traj: Transition, config: PPOConfig):
+    """GAE, then ``update_epochs`` passes of shuffled minibatches; returns mean metrics."""
+    last_value = networks.values(state.params["critic"], state.out.obs, config.central_critic)
+    values_ = jnp.concatenate([traj.value, last_value[None]])
+    adv, ret = gae(traj.reward, values_, traj.end, config.gamma, config.gae_lambda, time_axis=0)
+    samples = {**traj._asdict(), "adv": adv, "ret": ret}
+    samples = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), samples)  # (T·N, P, ...)
+    optimizer = make_optimizer(config)
+    grad_fn = jax.value_and_grad(_loss, has_aux=True)
+
+    def epoch(carry, key):
+        params, opt_state = carry
+        order = jax.random.permutation(key, config.steps_per_update)
+        batches = order.reshape(config.num_minibatches, -1)
+
+        def minibatch(carry, rows):
+            params, opt_state = carry
+            mb = jax.tree.map(lambda x: x[rows], samples)
+            (_, stats), grads = grad_fn(params, mb, config)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            stats["grad_norm"] = optax.global_norm(grads)
+            return (optax.apply_updates(params, updates), opt_state), stats
+
+        return jax.lax.scan(minibatch, (params, opt_state), batches)
+
+    key, k_epochs = jax.random.split(state.key)
+    keys = jax.random.split(k_epochs, config.update_epochs)
+    (params, opt_state), stats = jax.lax.scan(epoch, (state.params, state.opt_state), keys)
+    state = state._replace(params=params, opt_state=opt_state, key=key)
+    return state, jax.tree.map(jnp.mean, stats)
+
+
+def make_train_call(config: PPOConfig):
+    """A jitted ``state -> (state, metrics)`` running ``updates_per_call`` full PPO updates.
+
+    ``metrics`` are per update (leading axis ``updates_per_call``): the loss statistics, and
+    ``episodes`` with the sums of ``EPISODE_KEYS`` over the worlds that ended in its rollout.
+    """
+
+    def one_update(state: TrainState, _):
+        state, traj, sums = rollout(state, config)
+        state, stats = update(state, traj, config)
+        stats["episodes"] = sums[0]
+        for i, name in enumerate(EPISODE_KEYS):
+            stats[f"sum/{name}"] = sums[i + 1]
+        stats["valid_fraction"] = traj.valid.mean()
+        return state._replace(update=state.update + 1), stats
+
+    def call(state: TrainState):
+        return jax.lax.scan(one_update, state, None, config.updates_per_call)
+
+    return jax.jit(call, donate_argnums=0)
+
+
+__all__ = ["EPISODE_KEYS", "PPOConfig", "TrainState", "init_train_state", "make_train_call"]
