@@ -99,8 +99,8 @@ def igrpo_loss(
         A: advantages, [B,G], [B,G,T] or [B,G,T,N] (broadcast over the missing trailing axes).
         act: [B,G,T,N] bool active members; valid: [B,G,T] bool existing steps.
         eps_lo, eps_hi: the clip window [1 - eps_lo, 1 + eps_hi] (DAPO-style when unequal).
-        beta: weight of the k3 KL to ``logp_ref`` (required when beta != 0). A Python float:
-            it decides whether the term exists, so under jit pass it as a static argument.
+        beta: weight of the k3 KL to ``logp_ref`` (required when beta != 0). A static float:
+            it decides whether the term exists.
         agg: "token", "agent-seq" or "event" (module docstring).
     """
     mask = member_mask(act, valid)
