@@ -127,6 +127,10 @@ def ppo_config(args: argparse.Namespace) -> PPOConfig:
 def start_ray(args: argparse.Namespace) -> None:
     env_vars = {name: os.environ[name] for name in _JAX_ENV_VARS if name in os.environ}
     env_vars.setdefault("JAX_PLATFORMS", "cpu")
+    # RLlib's env runners batch the agents of a step in the order of a set of agent ids
+    # (MultiAgentEpisode.get_agents_to_act), which follows the string hash: without a fixed
+    # hash seed, the same --seed hands the agents different random draws on every run.
+    env_vars["PYTHONHASHSEED"] = os.environ.get("PYTHONHASHSEED", "0")
     runtime_env = {"env_vars": env_vars}
     if args.address:  # a running cluster brings its own CPUs
         ray.init(address=args.address, runtime_env=runtime_env)
