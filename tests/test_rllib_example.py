@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray")
+pytest.importorskip("ray.rllib")  # not just any "ray" directory on sys.path (e.g. /tmp/ray)
 torch = pytest.importorskip("torch")
 
 from alem_pz.rllib import MASK_KEY, OBS_KEY, rllib_env, rllib_parallel_env  # noqa: E402
