@@ -14,8 +14,10 @@ two-agent payoff over all N (N - 1) / 2 pairs of agents i < j, the lower-index a
 row: ``R(a) = mean_{i<j} M[a_i, a_j]`` (the climbing table is not symmetric: M[1, 2] = 6 but
 M[2, 1] = 0). For N = 2 this is exactly the two-agent game. The structure survives: everybody on the
 optimal action is the unique best joint action of the climbing game (each pair attains its
-maximum 11 only at (0, 0)), the penalty game keeps its two "all on one optimum" maxima, and an
-agent's best reply to uniformly exploring partners is still the safe action. Because R is a mean
+maximum 11 only at (0, 0)), the penalty game keeps its two "all on one optimum" maxima, and
+every agent's best reply to uniformly exploring partners is the same as in the two-agent game:
+the safe action 2 in the climbing game (it has the best row *and* column mean) and the safe
+action 1 in the penalty game when k < -8 (below that, (10 + k) / 3 < 2 / 3). Because R is a mean
 of pair terms, the expected return of a product policy is exact and cheap:
 ``E[R] = mean_{i<j} p_i^T M p_j`` (``expected_return``).
 

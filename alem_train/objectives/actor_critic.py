@@ -7,6 +7,8 @@ functions only take its values.
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 from jax import Array
@@ -15,6 +17,7 @@ from alem_train.objectives.losses import Aggregation, igrpo_loss
 from alem_train.objectives.masking import masked_mean, member_mask
 
 
+@partial(jax.jit, static_argnames=("time_axis",))
 def gae(
     r: Array, v: Array, done: Array, gamma: float, lam: float, time_axis: int = -1
 ) -> tuple[Array, Array]:
@@ -51,6 +54,7 @@ def gae(
     return jnp.moveaxis(adv, 0, time_axis), jnp.moveaxis(returns, 0, time_axis)
 
 
+@jax.jit
 def normalise_batch_adv(A: Array, act: Array, valid: Array, eps: float = 1e-8) -> Array:
     """MAPPO's per-batch advantage normalisation over the active rows (ddof 0); 0 elsewhere."""
     mask = member_mask(act, valid)
@@ -59,6 +63,7 @@ def normalise_batch_adv(A: Array, act: Array, valid: Array, eps: float = 1e-8) -
     return jnp.where(mask, (A - mean) / (std + eps), 0.0)
 
 
+@partial(jax.jit, static_argnames=("normalise", "agg"))
 def ppo_actor_loss(
     logp_new: Array,
     logp_old: Array,
@@ -77,6 +82,7 @@ def ppo_actor_loss(
     return igrpo_loss(logp_new, logp_old, adv, act, valid, eps, eps, 0.0, None, agg)
 
 
+@partial(jax.jit, static_argnames=("clip",))
 def value_loss(
     v: Array, v_old: Array, ret: Array, clip: float | None, mask: Array | None = None
 ) -> Array:
@@ -94,6 +100,7 @@ def value_loss(
     return 0.5 * masked_mean(plain, mask)
 
 
+@jax.jit
 def entropy(logits: Array, mask: Array) -> Array:
     """Mean categorical entropy of ``logits`` [..., A] over ``mask`` [...].
 

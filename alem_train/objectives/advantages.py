@@ -14,8 +14,10 @@ every array here. Two conventions change results and are therefore parameters wi
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
+import jax
 import jax.numpy as jnp
 from jax import Array
 
@@ -47,6 +49,7 @@ def _normalise(x, mean, std, eps, scale, has_spread, singleton):
     return jnp.where(has_spread, normal, fallback)
 
 
+@partial(jax.jit, static_argnames=("scale", "ddof", "singleton"))
 def group_norm_adv(
     R: Array,
     eps: float = 1e-6,
@@ -77,6 +80,7 @@ def group_norm_adv(
     return _normalise(R, mean, std, eps, scale, has_spread, singleton)
 
 
+@partial(jax.jit, static_argnames=("scale", "ddof", "singleton"))
 def agentwise_group_norm_adv(
     R_i: Array,
     eps: float = 1e-6,
@@ -97,6 +101,7 @@ def agentwise_group_norm_adv(
     return group_norm_adv(R_i, eps, scale, ddof=ddof, singleton=singleton)
 
 
+@jax.jit
 def broadcast_outcome_adv(A: Array, valid: Array, act: Array) -> Array:
     """Give every active (t, i) of a rollout that rollout's outcome advantage.
 
@@ -119,6 +124,7 @@ def broadcast_outcome_adv(A: Array, valid: Array, act: Array) -> Array:
     return jnp.where(mask, per_member, 0.0)
 
 
+@partial(jax.jit, static_argnames=("ddof", "singleton"))
 def reward_to_go_norm(
     r: Array,
     valid: Array,

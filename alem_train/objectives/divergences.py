@@ -13,6 +13,7 @@ Sample estimators of KL(p || ref) from one action sampled from p, given ``logp =
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
 import jax
@@ -32,6 +33,7 @@ def kl_k2(logp: Array, logp_ref: Array) -> Array:
     return 0.5 * jnp.square(logp - logp_ref)
 
 
+@partial(jax.jit, static_argnames=("clamp",))
 def kl_k3(logp: Array, logp_ref: Array, clamp: float | None = None) -> Array:
     """Per-sample k3 estimate of KL(p || ref): exp(log ref - log p) - (log ref - log p) - 1.
 
@@ -43,6 +45,7 @@ def kl_k3(logp: Array, logp_ref: Array, clamp: float | None = None) -> Array:
     return value if clamp is None else jnp.clip(value, -clamp, clamp)
 
 
+@partial(jax.jit, static_argnames=("direction",))
 def kl_exact(logits_p: Array, logits_q: Array, direction: Direction = "forward") -> Array:
     """Exact KL between two categoricals given by logits over the last axis.
 

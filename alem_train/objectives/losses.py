@@ -24,8 +24,10 @@ SRPO's formulas come from a secondary summary of arXiv 2609.08452 (see ALGORITHM
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
+import jax
 import jax.numpy as jnp
 from jax import Array
 
@@ -76,6 +78,7 @@ def _behaviour_kl(log_ratio: Array, mask: Array) -> Array:
     return masked_mean(jnp.expm1(log_ratio) - log_ratio, mask)
 
 
+@partial(jax.jit, static_argnames=("beta", "agg"))
 def igrpo_loss(
     logp_new: Array,
     logp_old: Array,
@@ -96,7 +99,8 @@ def igrpo_loss(
         A: advantages, [B,G], [B,G,T] or [B,G,T,N] (broadcast over the missing trailing axes).
         act: [B,G,T,N] bool active members; valid: [B,G,T] bool existing steps.
         eps_lo, eps_hi: the clip window [1 - eps_lo, 1 + eps_hi] (DAPO-style when unequal).
-        beta: weight of the k3 KL to ``logp_ref`` (required when beta != 0).
+        beta: weight of the k3 KL to ``logp_ref`` (required when beta != 0). A static float:
+            it decides whether the term exists.
         agg: "token", "agent-seq" or "event" (module docstring).
     """
     mask = member_mask(act, valid)
@@ -134,6 +138,7 @@ def _ref_k3(logp_new: Array, logp_ref: Array | None, mask: Array) -> Array:
     return jnp.where(mask, kl_k3(logp_new, jnp.where(mask, logp_ref, logp_new)), 0.0)
 
 
+@partial(jax.jit, static_argnames=("reduction",))
 def event_log_ratio(
     logp_new: Array, logp_old: Array, act: Array, valid: Array, reduction: Reduction = "sqrt"
 ) -> tuple[Array, Array]:
@@ -152,6 +157,7 @@ def event_log_ratio(
     return summed / norm, sizes
 
 
+@partial(jax.jit, static_argnames=("reduction", "beta"))
 def srpo_loss(
     logp_new: Array,
     logp_old: Array,

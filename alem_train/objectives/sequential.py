@@ -8,6 +8,8 @@ The stage driver that uses both is ``alem_train.objectives.team_tr``.
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 from jax import Array
@@ -24,6 +26,7 @@ def agent_rows(act: Array, agent: int) -> Array:
     return jnp.logical_and(act.astype(bool), jnp.arange(n) == agent)
 
 
+@partial(jax.jit, static_argnames=("agent", "beta", "agg"))
 def seq_tr_agent_loss(
     agent: int,
     logp_new: Array,
@@ -53,6 +56,7 @@ def seq_tr_agent_loss(
     return igrpo_loss(logp_new, logp_old, adv, rows, valid, eps_lo, eps_hi, beta, logp_ref, agg)
 
 
+@partial(jax.jit, static_argnames=("max_factor",))
 def happo_factor(
     logp_now: Array,
     logp_behaviour: Array,

@@ -261,6 +261,62 @@ def _stale_surrogates(p_new, p_old, cached, fresh, agent, policy_logits, s):
     return on_cached, on_fresh
 
 
+class _Stage(NamedTuple):
+    """What stays fixed during one stage."""
+
+    policy_logits: PolicyLogits
+    optimizer: optax.GradientTransformation
+    delta: float
+    max_epochs: int
+    settings: SeqTRSettings
+    reference: Sequence[Any] | None
+
+
+def _update_agent(stage: _Stage, team, agent, used, updated, cached, fresh):
+    """One sub-step: update ``agent`` on the batch ``used`` = (rollout, its collecting team).
+
+    ``updated`` lists the agents whose HAPPO ratios correct the advantage (empty: no factor);
+    ``cached`` and ``fresh`` are the stage-start and current-team batches for the stale gap.
+    """
+    s, policy_logits = stage.settings, stage.policy_logits
+    batch, batch_params = used
+    logp_behaviour = _team_logp(tuple(batch_params), policy_logits, batch)
+    correction = None
+    if len(updated) > 0:
+        correction = _happo(team, updated, logp_behaviour, batch, policy_logits, s)
+    logp_ref = None
+    if s.beta != 0.0:
+        logp_ref = _team_logp(tuple(stage.reference), policy_logits, batch)
+    new_p, kl, epochs, stopped = _run_epochs(
+        team[agent],
+        batch,
+        _advantage(batch, _spec(s)),
+        logp_behaviour,
+        logp_ref,
+        correction,
+        agent,
+        policy_logits,
+        stage.optimizer,
+        stage.delta,
+        stage.max_epochs,
+        s,
+    )
+    on_cached, on_fresh = _stale_surrogates(
+        new_p, team[agent], cached[0], fresh, agent, policy_logits, s
+    )
+    entry = AgentUpdateLog(
+        agent=agent,
+        epochs=epochs,
+        early_stopped=stopped,
+        kl_exact=kl,
+        delta_violated=kl > stage.delta,
+        surrogate_cached=on_cached,
+        surrogate_fresh=on_fresh,
+        stale_gap=None if on_fresh is None else on_cached - on_fresh,
+    )
+    return new_p, entry
+
+
 def _check_stage(params, order, delta, max_epochs, settings, reference) -> None:
     n = len(params)
     if sorted(order) != list(range(n)):
@@ -316,47 +372,14 @@ def team_tr_stage(
         snapshot = tuple(team)
         return collect(snapshot, keys[k]), snapshot
 
-    cached, cached_params = gather(0)
+    stage = _Stage(policy_logits, optimizer, delta, max_epochs, settings, reference)
+    cached = gather(0)
     for k, agent in enumerate(order):
-        fresh = (cached, cached_params) if k == 0 else None
+        fresh = cached if k == 0 else None
         if k > 0 and (resample or settings.probe_fresh):
             fresh = gather(k)
-        batch, batch_params = fresh if resample else (cached, cached_params)
-        logp_behaviour = _team_logp(tuple(batch_params), policy_logits, batch)
-        correction = None
-        if happo_correction and k > 0:
-            correction = _happo(team, order[:k], logp_behaviour, batch, policy_logits, settings)
-        logp_ref = None
-        if settings.beta != 0.0:
-            logp_ref = _team_logp(tuple(reference), policy_logits, batch)
-        new_p, kl, epochs, stopped = _run_epochs(
-            team[agent],
-            batch,
-            _advantage(batch, _spec(settings)),
-            logp_behaviour,
-            logp_ref,
-            correction,
-            agent,
-            policy_logits,
-            optimizer,
-            delta,
-            max_epochs,
-            settings,
-        )
-        on_cached, on_fresh = _stale_surrogates(
-            new_p, team[agent], cached, fresh, agent, policy_logits, settings
-        )
-        team[agent] = new_p
-        log.updates.append(
-            AgentUpdateLog(
-                agent=agent,
-                epochs=epochs,
-                early_stopped=stopped,
-                kl_exact=kl,
-                delta_violated=kl > delta,
-                surrogate_cached=on_cached,
-                surrogate_fresh=on_fresh,
-                stale_gap=None if on_fresh is None else on_cached - on_fresh,
-            )
-        )
+        used = fresh if resample else cached
+        updated = order[:k] if happo_correction else ()
+        team[agent], entry = _update_agent(stage, team, agent, used, updated, cached, fresh)
+        log.updates.append(entry)
     return tuple(team), log

@@ -47,11 +47,17 @@ def test_n_agent_reward_is_the_mean_pair_payoff_with_the_same_optimum(n):
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_safe_action_is_the_best_reply_to_uniform_partners(n):
-    game = climbing_game(n)
+def test_safe_action_is_every_agents_best_reply_to_uniform_partners(n):
     uniform = jnp.full((n, 3), 1 / 3)
-    values = [float(expected_return(game, uniform.at[0].set(jnp.eye(3)[a]))) for a in range(3)]
-    assert int(np.argmax(values)) == 2  # relative overgeneralisation survives the pair mean
+    for game, safe in ((climbing_game(n), 2), (penalty_game(-10.0, n), 1)):
+        for agent in range(n):
+            values = [
+                float(expected_return(game, uniform.at[agent].set(jnp.eye(3)[a]))) for a in range(3)
+            ]
+            assert int(np.argmax(values)) == safe, (game.name, agent, values)
+    mild = penalty_game(-2.0, n)  # above k = -8 the optimum is the best reply instead
+    values = [float(expected_return(mild, uniform.at[0].set(jnp.eye(3)[a]))) for a in range(3)]
+    assert int(np.argmax(values)) != 1
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

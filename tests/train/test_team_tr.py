@@ -9,7 +9,15 @@ import optax
 import pytest
 
 from alem_train.drills import climbing_game, expected_return, joint_payoff
-from alem_train.objectives import Rollout, SeqTRSettings, kl_exact, team_tr_stage
+from alem_train.objectives import (
+    Rollout,
+    SeqTRSettings,
+    happo_factor,
+    igrpo_loss,
+    kl_exact,
+    seq_tr_agent_loss,
+    team_tr_stage,
+)
 
 SETTINGS = SeqTRSettings(adv_ddof=1, adv_singleton="zero")
 SGD = optax.sgd(0.5)
@@ -188,3 +196,54 @@ def test_bad_stage_arguments_are_named():
         _stage(_team(3), ClimbingCollector(3), delta=0.0)
     with pytest.raises(ValueError, match="reference"):
         _stage(_team(3), ClimbingCollector(3), settings=SeqTRSettings(beta=0.1))
+
+
+def test_agent_loss_reads_only_its_own_rows_and_scales_by_the_correction():
+    rng = np.random.default_rng(0)
+    shape = (1, 3, 2, 3)
+    logp_old = rng.normal(size=shape).astype(np.float32) - 1
+    logp_new = logp_old + 0.1 * rng.normal(size=shape).astype(np.float32)
+    adv, act = rng.normal(size=shape[:2]).astype(np.float32), np.ones(shape, bool)
+    valid = np.ones(shape[:3], bool)
+    own = seq_tr_agent_loss(1, logp_new, logp_old, adv, act, valid)[0]
+    only = act & (np.arange(3) == 1)
+    assert float(own) == pytest.approx(float(igrpo_loss(logp_new, logp_old, adv, only, valid)[0]))
+    others = logp_new.copy()
+    others[..., [0, 2]] += 3.0
+    assert float(seq_tr_agent_loss(1, others, logp_old, adv, act, valid)[0]) == float(own)
+    doubled = seq_tr_agent_loss(
+        1, logp_new, logp_old, adv, act, valid, correction=np.full(shape[:3], 2.0, np.float32)
+    )[0]
+    assert float(doubled) == pytest.approx(
+        float(igrpo_loss(logp_new, logp_old, 2 * adv, only, valid)[0]), rel=1e-6
+    )
+
+
+def test_happo_factor_multiplies_updated_active_ratios_and_clips():
+    logp_b = np.zeros((1, 1, 2, 3), np.float32)
+    logp_now = np.log(np.array([[[[2.0, 3.0, 5.0], [100.0, 1.0, 1.0]]]], np.float32))
+    act = np.array([[[[True, True, True], [True, True, True]]]])
+    act[0, 0, 0, 1] = False  # an inactive updated agent contributes a ratio of 1
+    updated = np.array([True, True, False])
+    factor = np.asarray(happo_factor(logp_now, logp_b, act, np.ones((1, 1, 2), bool), updated))
+    np.testing.assert_allclose(factor, [[[2.0, 10.0]]], rtol=1e-5)  # 100 is clipped to 10
+    with pytest.raises(ValueError, match="max_factor"):
+        happo_factor(logp_now, logp_b, act, np.ones((1, 1, 2), bool), updated, 0.5)
+
+
+def test_kl_weight_pulls_the_agent_towards_its_reference():
+    team = tuple(jnp.zeros(3) for _ in range(2))
+    reference = tuple(jnp.array([2.0, -2.0, 0.0]) for _ in range(2))
+    with_kl = SeqTRSettings(adv_ddof=1, adv_singleton="zero", beta=1.0)
+    pulled, _ = _stage(
+        team,
+        ClimbingCollector(2),
+        order=(0, 1),
+        settings=with_kl,
+        reference=reference,
+        max_epochs=3,
+    )
+    free, _ = _stage(team, ClimbingCollector(2), order=(0, 1), max_epochs=3)
+    for agent in range(2):
+        to_ref = lambda p: float(kl_exact(p, reference[agent]))  # noqa: B023, E731
+        assert to_ref(pulled[agent]) < to_ref(free[agent])
