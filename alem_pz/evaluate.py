@@ -261,8 +261,9 @@ def _protocol(
 
 
 def load_policy(spec: str, players: int = 3, seed: int = 0) -> Policy:
-    """``"random"``, ``"greedy"``, ``"text-rule"`` (reads text observations) or
-    ``"module:function"`` (an importable policy callable)."""
+    """``"random"``, ``"greedy"``, ``"text-rule"`` (reads text observations), a trained
+    ``policy.npz`` from ``alem_train`` (IPPO/MAPPO) or ``"module:function"`` (an importable
+    policy callable)."""
     if spec == "random":
         return MaskedRandom(seed)
     if spec == "greedy":
@@ -271,6 +272,10 @@ def load_policy(spec: str, players: int = 3, seed: int = 0) -> Policy:
         from alem_pz.text.rule_agent import TextRuleTeam
 
         return TextRuleTeam(players)
+    if spec.endswith(".npz"):
+        from alem_train.checkpoint import load_policy as load_checkpoint
+
+        return load_checkpoint(spec, seed=seed)
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise ValueError(f"--policy must be random, greedy or module:function, got {spec!r}")
@@ -280,7 +285,9 @@ def load_policy(spec: str, players: int = 3, seed: int = 0) -> Policy:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--policy", default="random", help="random | greedy | text-rule | llm | module:function"
+        "--policy",
+        default="random",
+        help="random | greedy | text-rule | llm | PATH/policy.npz | module:function",
     )
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--max-steps", type=int, default=10000)

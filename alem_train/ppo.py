@@ -243,7 +243,7 @@ def update(state: TrainState, traj: Transition, config: PPOConfig):
             mb = jax.tree.map(lambda x: x[rows], samples)
             (_, stats), grads = grad_fn(params, mb, config)
             updates, opt_state = optimizer.update(grads, opt_state, params)
-            stats["grad_norm"] = optax.global_norm(grads)
+            stats["grad_norm"] = optax.tree.norm(grads)
             return (optax.apply_updates(params, updates), opt_state), stats
 
         return jax.lax.scan(minibatch, (params, opt_state), batches)

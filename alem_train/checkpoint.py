@@ -1,0 +1,120 @@
+"""Checkpoints of the JAX trainers, and trained policies as evaluation-protocol policies.
+
+A run directory holds ``config.json`` (the ``PPOConfig`` and the git SHA), ``policy.npz`` (the
+actor's weights: what evaluation needs), ``state.npz`` (every leaf of the ``TrainState``, to
+resume bit for bit) and ``metrics.csv`` (one row per update).
+
+    alem-evaluate --policy runs/mappo/policy.npz --episodes 20     # scored like any policy
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from alem_train import networks
+
+
+def git_sha() -> str:
+    """The working tree's commit (with ``-dirty`` when it has changes), or ``unknown``."""
+    try:
+        sha = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
+            capture_output=True, text=True, check=True, cwd=Path(__file__).parent,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return sha or "unknown"
+
+
+def _is_key(x: Any) -> bool:
+    return jnp.issubdtype(jnp.asarray(x).dtype, jax.dtypes.prng_key)
+
+
+def save_tree(path: Path, tree: Any) -> None:
+    """Every leaf of ``tree`` in one ``.npz`` (``leaf_0``, ``leaf_1``, ... in flatten order;
+    typed PRNG keys as their raw key data)."""
+    leaves = [jax.random.key_data(x) if _is_key(x) else x for x in jax.tree.leaves(tree)]
+    leaves = jax.device_get(leaves)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **{f"leaf_{i}": np.asarray(x) for i, x in enumerate(leaves)})
+    tmp.replace(path)  # never leave a half-written checkpoint behind
+
+
+def load_tree(path: Path, like: Any) -> Any:
+    """The tree saved by ``save_tree``, with the structure, shapes and dtypes of ``like``."""
+    leaves, treedef = jax.tree.flatten(like)
+    with np.load(path) as saved:
+        if len(saved.files) != len(leaves):
+            raise ValueError(f"{path}: {len(saved.files)} arrays, expected {len(leaves)}")
+        loaded = [saved[f"leaf_{i}"] for i in range(len(leaves))]
+    leaves = [jax.random.key_data(x) if _is_key(x) else x for x in leaves]
+    keys = [_is_key(x) for x in jax.tree.leaves(like)]
+    for i, (old, new) in enumerate(zip(leaves, loaded, strict=True)):
+        if np.shape(old) != new.shape or jnp.asarray(old).dtype != new.dtype:
+            raise ValueError(f"{path}: leaf {i} is {new.dtype}{new.shape}, expected "
+                             f"{jnp.asarray(old).dtype}{np.shape(old)}")  # fmt: skip
+    arrays = [
+        jax.random.wrap_key_data(x) if key else jnp.asarray(x)
+        for x, key in zip(loaded, keys, strict=True)
+    ]
+    return jax.tree.unflatten(treedef, arrays)
+
+
+def write_config(run_dir: Path, config: Any, extra: dict | None = None) -> None:
+    body = {"config": dataclasses.asdict(config), "git_sha": git_sha(), **(extra or {})}
+    (run_dir / "config.json").write_text(json.dumps(body, indent=1))
+
+
+def save_policy(path: Path, actor: list[dict], players: int) -> None:
+    arrays = {f"w{i}": np.asarray(layer["w"]) for i, layer in enumerate(actor)}
+    arrays |= {f"b{i}": np.asarray(layer["b"]) for i, layer in enumerate(actor)}
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, players=np.int64(players), **arrays)
+    tmp.replace(path)
+
+
+def load_actor(path: str | Path) -> tuple[list[dict], int]:
+    with np.load(path) as saved:
+        depth = sum(name.startswith("w") for name in saved.files)
+        actor = [{"w": saved[f"w{i}"], "b": saved[f"b{i}"]} for i in range(depth)]
+        return actor, int(saved["players"])
+
+
+def load_policy(path: str | Path, seed: int = 0, greedy: bool = False):
+    """A batched evaluation policy (``alem_pz.evaluate``) from a ``policy.npz``: it samples
+    from the masked policy (or takes its argmax with ``greedy``), reseeded per episode."""
+    actor, players = load_actor(path)
+    actor = jax.tree.map(jnp.asarray, actor)
+    logits_of = jax.jit(lambda obs, mask: networks.masked_logits(actor, obs, mask))
+    rng = np.random.default_rng(seed)
+
+    def policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if observations.shape[0] != players:
+            raise ValueError(
+                f"{path} was trained for {players} agents, got {observations.shape[0]}"
+            )
+        logits = np.asarray(logits_of(observations, masks.astype(bool)), np.float64)
+        if greedy:
+            return logits.argmax(-1)
+        probs = np.exp(logits - logits.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        return np.array([rng.choice(len(p), p=p) for p in probs])
+
+    def reset(world_seed: int) -> None:
+        nonlocal rng
+        rng = np.random.default_rng([seed, int(world_seed)])
+
+    policy.batched = True
+    policy.reset = reset
+    return policy
+
+
+__all__ = ["git_sha", "load_policy", "load_tree", "save_policy", "save_tree", "write_config"]

@@ -1,0 +1,140 @@
+"""Train IPPO or MAPPO on alem and score the result with the evaluation protocol.
+
+    python -m alem_train.run_ppo --algo mappo --difficulty hard --total-env-steps 500000 \
+        --out results/marl/mappo_hard_s0 [--eval-episodes 10 --eval-max-steps 1000]
+
+Resumable: rerunning the same command continues from ``state.npz`` in ``--out`` (the config
+must match). Every call of the compiled trainer appends its updates to ``metrics.csv``;
+``policy.npz`` is the actor, loadable by ``alem-evaluate --policy OUT/policy.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from alem_train import checkpoint
+from alem_train.ppo import EPISODE_KEYS, PPOConfig, init_train_state, make_train_call
+
+
+def parse_args(argv=None) -> tuple[PPOConfig, argparse.Namespace]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    for field in dataclasses.fields(PPOConfig):
+        flag = "--" + field.name.replace("_", "-")
+        if field.type == "bool":
+            parser.add_argument(flag, type=lambda v: v.lower() in ("1", "true", "yes"),
+                                default=field.default)  # fmt: skip
+        elif field.name == "value_clip":
+            parser.add_argument(flag, type=float, default=field.default)
+        else:
+            kind = {"int": int, "float": float, "str": str}[field.type]
+            parser.add_argument(flag, type=kind, default=field.default)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--checkpoint-every", type=int, default=10, help="trainer calls")
+    parser.add_argument("--eval-episodes", type=int, default=0)
+    parser.add_argument("--eval-max-steps", type=int, default=1000)
+    args = parser.parse_args(argv)
+    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig)}
+    return PPOConfig(**fields), args
+
+
+def _rows(metrics: dict, first_update: int, config: PPOConfig, seconds: float) -> list[dict]:
+    host = jax.device_get(metrics)
+    rows = []
+    for i in range(config.updates_per_call):
+        row = {"update": first_update + i + 1,
+               "env_steps": (first_update + i + 1) * config.steps_per_update,
+               "seconds": seconds}  # fmt: skip
+        episodes = float(host["episodes"][i])
+        row["episodes"] = episodes
+        for name in EPISODE_KEYS:
+            total = float(host[f"sum/{name}"][i])
+            row[name] = total / episodes if episodes else float("nan")
+        for key, values in host.items():
+            if not key.startswith("sum/") and key != "episodes":
+                row[key] = float(np.asarray(values[i]))
+        rows.append(row)
+    return rows
+
+
+def _resume(config: PPOConfig, args: argparse.Namespace):
+    state = init_train_state(jax.random.key(args.seed), config)
+    saved = args.out / "state.npz"
+    if not saved.exists():
+        return state, 0.0
+    previous = json.loads((args.out / "config.json").read_text())
+    if previous["config"] != dataclasses.asdict(config) or previous.get("seed") != args.seed:
+        raise ValueError(f"{args.out} holds a run with another config or seed; use a new --out")
+    return checkpoint.load_tree(saved, state), float(previous.get("seconds", 0.0))
+
+
+def train(config: PPOConfig, args: argparse.Namespace) -> dict:
+    args.out.mkdir(parents=True, exist_ok=True)
+    state, seconds = _resume(config, args)
+    call = make_train_call(config)
+    metrics_path = args.out / "metrics.csv"
+    calls = -(-config.num_updates // config.updates_per_call)
+    done = int(state.update) // config.updates_per_call
+    writer, handle = None, metrics_path.open("a", newline="")
+    for i in range(done, calls):
+        start = time.perf_counter()
+        first = int(state.update)
+        state, metrics = call(state)
+        jax.block_until_ready(state.params)
+        seconds += time.perf_counter() - start
+        rows = _rows(metrics, first, config, seconds)
+        if writer is None:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            if metrics_path.stat().st_size == 0:
+                writer.writeheader()
+        writer.writerows(rows)
+        handle.flush()
+        last = rows[-1]
+        print(f"update {last['update']}/{calls * config.updates_per_call} env-steps "
+              f"{last['env_steps']:,} ({last['env_steps'] / seconds:,.0f}/s incl. compile) "
+              f"return {last['episode_return']:.2f} ach {last['Team/achievement_pct']:.4f}",
+              flush=True)  # fmt: skip
+        if (i + 1) % args.checkpoint_every == 0 or i + 1 == calls:
+            checkpoint.save_tree(args.out / "state.npz", state)
+            checkpoint.save_policy(args.out / "policy.npz", state.params["actor"], config.players)
+            checkpoint.write_config(args.out, config, {"seed": args.seed, "seconds": seconds})
+    handle.close()
+    return {"seconds": seconds, "env_steps": int(state.update) * config.steps_per_update}
+
+
+def evaluate(config: PPOConfig, args: argparse.Namespace) -> dict:
+    from alem_pz.evaluate import evaluate as protocol
+
+    static = config.static()
+    default = static == PPOConfig().static()
+    summary = protocol(
+        checkpoint.load_policy(args.out / "policy.npz", seed=args.seed),
+        episodes=args.eval_episodes, max_steps=args.eval_max_steps,
+        difficulties=[config.difficulty], static=None if default else static,
+        players=config.players, progress=False, policy_name=f"{config.algo}:{args.out}",
+    )  # fmt: skip
+    (args.out / "eval.json").write_text(json.dumps(summary, indent=1))
+    return summary["results"][config.difficulty]["headline"]
+
+
+def main(argv=None) -> int:
+    config, args = parse_args(argv)
+    run = train(config, args)
+    print(f"trained {run['env_steps']:,} env-steps in {run['seconds']:.0f} s "
+          f"({run['env_steps'] / run['seconds']:,.0f} env-steps/s incl. compile)")  # fmt: skip
+    if args.eval_episodes:
+        for key, value in evaluate(config, args).items():
+            print(f"{key}: {value['mean']:.4f} [{value['ci_low']:.4f}, {value['ci_high']:.4f}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
