@@ -53,19 +53,6 @@ def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, objec
     }
 
 
-def _enable_compilation_cache() -> None:
-    """Reuse compiled code across runs of the demo (an app may set this; the library does not)."""
-    import os
-    from pathlib import Path
-
-    import jax
-
-    if not os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "alem" / "jax"
-        jax.config.update("jax_compilation_cache_dir", str(cache))
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run a short random-team alem episode.")
     parser.add_argument("--steps", type=int, default=300)
@@ -73,7 +60,6 @@ def main() -> None:
     parser.add_argument("--difficulty", default="medium")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    _enable_compilation_cache()
     summary = run(args.steps, args.players, args.difficulty, args.seed)
     print(f"steps played      {summary['steps']}")
     print(
