@@ -13,6 +13,9 @@ from parity_floors import CAUSES, CHEST_FLOORS, FLOORS, LOOT_ITEMS, NUM_LEVELS
 from parity_tables import print_table, step_events
 
 CLASSES = ("melee", "passive", "ranged")
+VITALS = ("health", "food", "drink", "energy")
+POOLED = tuple(range(1, 8))
+"""Floors pooled in the ``floors1-7`` section (the boss floor plays by other rules)."""
 
 
 def load(path: str) -> dict:
@@ -55,6 +58,7 @@ def play_quantities(side: dict) -> dict[str, np.ndarray]:
     for name in ("mob", "ff"):
         out[f"damage/{'mobs' if name == 'mob' else 'friendly_fire'}"] = (ev[name] * on_b).sum(0)
     out["damage/needs"] = (ev["need"] * on_b[..., None]).sum((0, 2)).astype(float)
+    out["damage/regen_ticks"] = (ev["regen"] * on_b[..., None]).sum((0, 2)).astype(float)
     hits = tr["melee_hits"][1:] * on_b[..., None]
     out["damage/melee_hits"] = hits.sum((0, 2)).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -65,11 +69,11 @@ def play_quantities(side: dict) -> dict[str, np.ndarray]:
     for t in (50, 100, 200, 300):
         if t <= last:
             out[f"survival/alive_frac@{t}"] = alive[t].mean(-1)
-    for t in (50, 100):
+    for t, field in ((t, f) for t in (25, 50, 100) for f in VITALS):
         if t <= last:
             with np.errstate(invalid="ignore"):
-                out[f"survival/health@{t}"] = np.nanmean(
-                    np.where(alive[t], tr["health"][t].astype(float), np.nan), -1
+                out[f"vitals/{field}@{t}"] = np.nanmean(
+                    np.where(alive[t], tr[field][t].astype(float), np.nan), -1
                 )
     cause = tr["cause"][-1]
     for code, name in enumerate(CAUSES[1:], start=1):
@@ -109,7 +113,10 @@ def by_floor(q: dict[str, np.ndarray], target: np.ndarray, floors) -> dict[str, 
 
 def quantities(side: dict) -> dict[str, np.ndarray]:
     if side["meta"]["mode"] == "play":
-        return by_floor(play_quantities(side), side["target"], FLOORS)
+        q = play_quantities(side)
+        pooled = np.isin(side["target"], POOLED)
+        out = {f"floors1-7/{k}": np.where(pooled, v, np.nan) for k, v in q.items()}
+        return out | by_floor(q, side["target"], FLOORS)
     out = by_floor(chest_quantities(side), side["target"], CHEST_FLOORS)
     at_reset = side["chests_at_reset"].astype(float)
     for floor in range(NUM_LEVELS):

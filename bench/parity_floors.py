@@ -5,14 +5,22 @@ env, N worlds vmapped, no reset), and the same table: per world one number per q
 difference of the two sides' means with a bootstrap-over-worlds standard error, flagged beyond
 4 SE (``parity_tables.print_table``).
 
-**Putting a team on floor L.** Both sides are reset, then two public state fields are set:
-the team's floor (the peer's ``player_level``; ours ``world.floor`` through
-``World.change_floor``, which also swaps in that floor's hot maps) and the players' positions,
-player i on floor L's i-th up-ladder cell (the peer's ``up_ladders[L]``, ours
-``world.ladders[L, 1]``): exactly where a team that descends arrives (GAME.md §1.7). Nothing
-else is touched: no ENTER achievement, no arrival XP, the kill counters as reset left them.
-Walking a scripted team down would need 8 kills on every floor above; the placement reaches
-every floor in one step of set-up, the same on both sides.
+**Putting a team on floor L** (``arrive``): the team descends there by the game's own rule.
+After reset, three public state fields are set on both sides: the team's floor, L - 1 (the
+peer's ``player_level``; ours ``world.floor`` through ``World.change_floor``, which also swaps
+in that floor's hot maps), the players' positions, player i on the i-th down-ladder cell of
+L - 1 (the peer's ``down_ladders``, ours ``world.ladders[:, 0]``), and the kill counter of
+L - 1, raised to the 8 that clear a floor (the peer's ``monsters_killed``, ours
+``world.kills``). Then every player does DESCEND for one step, and each side's floor-change
+rule puts the team on L's up ladders with whatever arrival brings (ENTER achievement, XP,
+GAME.md §1.7); the kill counter of L - 1 is put back to its reset value. The trace starts
+after that step. Walking a scripted team down instead would need 8 kills on every floor above.
+
+Why not set the floor directly: measured, the peer grants a floor's ENTER achievement and its
++1 XP to players found on a floor they lack it for, whatever brought them there (a team set
+on floor L has XP 1 after one NOOP step), while ours grants them on the floor change; a team
+set down directly then levels up (dexterity) only in the peer, and its food, drink and energy
+drift apart (docs/decisions.md). Arriving by DESCEND gives both sides the same arrival.
 
 Two modes (``--mode``):
 
@@ -49,7 +57,10 @@ CHEST_FLOORS = (1, 3, 4)
 NUM_LEVELS = 9
 CHEST, PATH = 23, 7
 """Block ids (GAME.md §2.1; the same on both sides)."""
-DO = 5
+DO, DESCEND = 5, 18
+PLAYERS = 3
+CLEARED = 8
+"""Kills that clear a floor and open its down ladder (GAME.md §1.7)."""
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
 """Step per facing code (1 left, 2 right, 3 up, 4 down), GAME.md §2.3."""
 LOOT_ITEMS = (
@@ -106,8 +117,14 @@ def _side(name: str, n: int, steps: int, seed: int) -> dict:
         def block(s):
             return s.map[s.player_level]
 
-        def up_cells(s, floor):
-            return s.up_ladders[floor]
+        def down_cells(s, floor):
+            return s.down_ladders[floor]
+
+        def with_kills(s, floor, kills):
+            return s.replace(monsters_killed=s.monsters_killed.at[floor].set(kills))
+
+        def kills(s):
+            return s.monsters_killed
 
         extras = _peer_extras
     else:
@@ -123,18 +140,52 @@ def _side(name: str, n: int, steps: int, seed: int) -> dict:
         def block(s):
             return s.world.block
 
-        def up_cells(s, floor):
-            return s.world.ladders[floor, 1]
+        def down_cells(s, floor):
+            return s.world.ladders[floor, 0]
+
+        def with_kills(s, floor, kills):
+            return s.replace(world=s.world.replace(kills=s.world.kills.at[floor].set(kills)))
+
+        def kills(s):
+            return s.world.kills
 
         extras = _our_extras
     base = side["probe"]
     side.update(
         place=place,
         block=block,
-        up_cells=up_cells,
+        down_cells=down_cells,
+        with_kills=with_kills,
+        kills=kills,
         probe=lambda s: {**base(s), **extras(jnp, s)},
     )
     return side
+
+
+def arrive(side: dict, states, target, key):
+    """Each world's team descends onto floor ``target`` (W,) by the game's own rule: the team on
+    the down-ladder cells of the floor above, that floor's kill counter raised to the clearing
+    threshold, every player DESCEND for one step; the counter is then put back."""
+    import jax
+    import jax.numpy as jnp
+
+    above = target - 1
+    n = target.shape[0]
+
+    def ready(s, floor):
+        facing = s.player_direction if side["name"] == "peer" else s.players.facing
+        s = side["place"](s, floor, side["down_cells"](s, floor), facing)
+        return side["with_kills"](s, floor, jnp.maximum(side["kills"](s)[floor], CLEARED))
+
+    kills0 = jax.vmap(side["kills"])(states)
+    states = jax.jit(jax.vmap(ready))(states, above)
+    descend = jnp.full((n, PLAYERS), DESCEND, jnp.int32)
+    states = jax.jit(jax.vmap(side["step"]))(jax.random.split(key, n), states, descend)[0]
+    states = jax.vmap(side["with_kills"])(states, above, kills0[jnp.arange(n), above])
+    floor = np.asarray(jax.vmap(side["probe"])(states)["floor"])
+    if (floor != np.asarray(target)).any():
+        raise RuntimeError(f"{(floor != np.asarray(target)).sum()} teams did not arrive")
+    return states
 
 
 def run_play(name: str, n: int, steps: int, seed: int) -> dict:
@@ -144,14 +195,10 @@ def run_play(name: str, n: int, steps: int, seed: int) -> dict:
     import parity_compare as pc
 
     worlds = n * len(FLOORS)
-    side = _side(name, worlds, steps, seed)
+    side = _side(name, worlds, steps + 1, seed)  # + the arrival step
     target = jnp.asarray(np.resize(np.array(FLOORS), worlds), jnp.int32)
 
-    def to_floor(s, floor):
-        facing = s.player_direction if name == "peer" else s.players.facing
-        return side["place"](s, floor, side["up_cells"](s, floor), facing)
-
-    side["states"] = jax.jit(jax.vmap(to_floor))(side["states"], target)
+    side["states"] = arrive(side, side["states"], target, side["key"](seed + 20_000))
     key = side["key"](seed + 10_000)
     _, traces, _, done = pc._scan_episode(jax, side, key, steps)
     out = {f"trace/{k}": np.asarray(v) for k, v in traces.items()}
@@ -191,7 +238,7 @@ def run_chests(name: str, n: int, rounds: int, seed: int) -> dict:
     import jax.numpy as jnp
 
     worlds = n * len(CHEST_FLOORS)
-    side = _side(name, worlds, rounds + 1, seed)
+    side = _side(name, worlds, rounds + 2, seed)
     target = np.resize(np.array(CHEST_FLOORS), worlds).astype(np.int32)
     probe = jax.jit(jax.vmap(side["probe"]))
     block = jax.jit(jax.vmap(side["block"]))
@@ -202,8 +249,8 @@ def run_chests(name: str, n: int, rounds: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     players = np.asarray(probe(states)["pos"]).shape[1]
     rows = {"loot": [], "opened": [], "round": [], "aimed": []}
-    floors, first = jnp.asarray(target), probe(states)
-    states = place(states, floors, first["pos"], first["facing"])  # onto the floor first
+    floors = jnp.asarray(target)
+    states = arrive(side, states, floors, side["key"](seed + 20_000))
     for r, k in enumerate(jax.random.split(side["key"](seed + 10_000), rounds)):
         before, blocks = probe(states), np.asarray(block(states))
         mp, ma = np.asarray(before["mob_pos"]), np.asarray(before["mob_alive"])
