@@ -104,7 +104,7 @@ def _handover_view(name: str, s) -> str:
     if name == "peer":
         block, coord = int(s.map[0, 19, 10]), int(s.coordination_map[0, 19, 10])
         table = np.asarray(s.pending_handovers)
-        rows = [(tuple(r[1:3]), int(r[3]), int(r[4])) for r in table if r[0]]
+        rows = [(tuple(int(x) for x in r[1:3]), int(r[3]), int(r[4])) for r in table if r[0]]
     else:
         block, coord = int(s.world.block[19, 10]), int(s.world.coord[19, 10])
         t = s.handovers
