@@ -223,11 +223,11 @@ def _play(jax, side: dict, team: str, key, steps: int):
     return run(jax, side, key, steps)
 
 
-def run_peer(n: int, steps: int, seed: int, team: str) -> dict:
-    """Episodes of the published full env (public API and state fields only)."""
+def peer_side(n: int, steps: int, seed: int) -> dict:
+    """The published full env as a ``side`` bundle: N worlds reset, a step over action arrays,
+    the probe (public API and state fields only)."""
     import jax
     import jax.numpy as jnp
-    import numpy as np
     from alem.alem_coop.alem_state import EnvParams, get_coordination_params
     from alem.alem_env import make_alem_env_from_name
 
@@ -250,7 +250,8 @@ def run_peer(n: int, steps: int, seed: int, team: str) -> dict:
 
     keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(seed, seed + n))
     obs, states = jax.jit(jax.vmap(env.reset))(keys)
-    side = {
+    return {
+        "name": "peer",
         "step": step_fn,
         "probe": lambda s: _peer_probe(jnp, s),
         "states": states,
@@ -258,7 +259,16 @@ def run_peer(n: int, steps: int, seed: int, team: str) -> dict:
         "mask": jax.vmap(lambda s: stack(env.get_avail_actions(s)))(states),
         "n_actions": int(env.action_space(agents[0]).n),
         "key0": jax.random.PRNGKey(0),
+        "key": jax.random.PRNGKey,
     }
+
+
+def run_peer(n: int, steps: int, seed: int, team: str) -> dict:
+    """Episodes of the published full env (public API and state fields only)."""
+    import jax
+    import numpy as np
+
+    side = peer_side(n, steps, seed)
     _, traces, info, done = _play(jax, side, team, jax.random.PRNGKey(seed + 10_000), steps)
     score = {k: np.asarray(v) for k, v in info.items()}
     causes = _peer_cause_names(score)
@@ -279,15 +289,12 @@ def _peer_cause_names(score: dict) -> list[str]:
     return [names.get(c, f"code{c}") for c in range(max(names) + 1)]
 
 
-def run_ours(n: int, steps: int, seed: int, team: str) -> dict:
-    """Episodes of ours on the same protocol."""
+def our_side(n: int, steps: int, seed: int) -> dict:
+    """Ours as a ``side`` bundle on the same protocol (plus ``static`` for the score)."""
     import jax
     import jax.numpy as jnp
-    import numpy as np
 
     import alem_core
-    from alem_core.score import score as score_of
-    from alem_core.systems.lifecycle import DEATH_CAUSES
 
     static = alem_core.StaticParams(player_count=PLAYERS)
     params = alem_core.make_params(DIFFICULTY, shared_reward=False, max_timesteps=steps)
@@ -298,7 +305,8 @@ def run_ours(n: int, steps: int, seed: int, team: str) -> dict:
 
     keys = jax.random.split(jax.random.key(seed), n)
     obs, states = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)))(keys)
-    side = {
+    return {
+        "name": "ours",
         "step": step_fn,
         "probe": lambda s: _our_probe(jnp, s),
         "states": states,
@@ -306,12 +314,25 @@ def run_ours(n: int, steps: int, seed: int, team: str) -> dict:
         "mask": jax.vmap(lambda s: alem_core.action_mask(s, params, static))(states),
         "n_actions": static.num_actions,
         "key0": jax.random.key(0),
+        "key": jax.random.key,
+        "static": static,
     }
+
+
+def run_ours(n: int, steps: int, seed: int, team: str) -> dict:
+    """Episodes of ours on the same protocol."""
+    import jax
+    import numpy as np
+
+    from alem_core.score import score as score_of
+    from alem_core.systems.lifecycle import DEATH_CAUSES
+
+    side = our_side(n, steps, seed)
     final, traces, _, done = _play(jax, side, team, jax.random.key(seed + 10_000), steps)
-    score = jax.jit(jax.vmap(lambda s: score_of(s, static, True)))(final)
+    score = jax.jit(jax.vmap(lambda s: score_of(s, side["static"], True)))(final)
     score = {k: np.asarray(v) for k, v in score.items()}
     causes = DEATH_CAUSES  # code 0 = "alive"
-    return _package("ours", team, traces, score, np.asarray(done), static.num_actions, causes)
+    return _package("ours", team, traces, score, np.asarray(done), side["n_actions"], causes)
 
 
 def _package(side, team, traces, score, done, n_actions, cause_names) -> dict:

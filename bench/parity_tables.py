@@ -223,20 +223,14 @@ def death_attribution(side: dict) -> list[str]:
     return lines
 
 
-def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> None:
-    """Print every quantity both sides report: peer vs ours, difference, SE, flag."""
-    peer, ours = load(path_peer), load(path_ours)
-    rng = np.random.default_rng(seed)
-    qa, qb = world_quantities(peer), world_quantities(ours)
-    for side in (peer, ours):
-        n, steps = side["done"].shape[0], side["trace"]["health"].shape[0] - 1
-        print(f"{side['meta']['side']}: {n} worlds, {steps} steps, done {side['done'].mean():.2f}")
+def print_table(qa: dict, qb: dict, boot: int, rng) -> list[str]:
+    """Print each quantity both sides have (peer, ours, diff, SE, z, flag); return the flagged."""
     print(f"diff = ours - peer; SE by bootstrap over worlds ({boot}); ** = |diff| > {FLAG_SE} SE")
     print(f"{'quantity':<58}{'peer':>10}{'ours':>10}{'diff':>10}{'SE':>9}{'z':>7}")
     section, flagged = None, []
     for name in [k for k in qa if k in qb]:
         ma, mb, se = bootstrap_diff(qa[name], qb[name], boot, rng)
-        if (ma == 0 and mb == 0) or np.isnan(ma):
+        if (ma == 0 and mb == 0) or np.isnan(ma) or np.isnan(mb):
             continue
         head = name.split("/")[0]
         if head != section:
@@ -247,6 +241,18 @@ def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> 
         flag = "**" if abs(z) > FLAG_SE else ""
         flagged += [name] if flag else []
         print(f"{name:<58}{ma:>10.3f}{mb:>10.3f}{d:>+10.3f}{se:>9.3f}{z:>+7.1f} {flag}")
+    return flagged
+
+
+def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> None:
+    """Print every quantity both sides report: peer vs ours, difference, SE, flag."""
+    peer, ours = load(path_peer), load(path_ours)
+    rng = np.random.default_rng(seed)
+    qa, qb = world_quantities(peer), world_quantities(ours)
+    for side in (peer, ours):
+        n, steps = side["done"].shape[0], side["trace"]["health"].shape[0] - 1
+        print(f"{side['meta']['side']}: {n} worlds, {steps} steps, done {side['done'].mean():.2f}")
+    flagged = print_table(qa, qb, boot, rng)
     only = sorted(set(qa) ^ set(qb))
     print(
         f"\non one side only ({len(only)}): {', '.join(only[:40])}"

@@ -6,7 +6,9 @@ Writes: world.block, players (inventory, drink, thirst, food, hunger, achievemen
 plants.age. A mined block's task ends with the block (``tables.TASK_BLOCK``).
 
 A Do aimed at a cell holding a mob is an attack (``attack.py``) and one aimed at a teammate is
-left to the teamwork rules, so neither touches the block underneath. Several players mining one
+left to the teamwork rules, so neither touches the block underneath, with one exception: a Do
+on a mob standing on grass also rolls for a sapling (GAME.md §4.1's grass row; measured on the
+published package, docs/decisions.md "Saplings under mobs"). Several players mining one
 block in one step each receive the yield; the block is removed once.
 """
 
@@ -45,12 +47,14 @@ def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[s
     """Per-player facts about the faced cell for a Do on a block (each (P,) or (P, 2))."""
     target = faced_cell(state.players)
 
-    occupied = mob_at(state.mobs, state.world.floor, target) | player_at(state.players, target)
-    on_block = (actions == Action.DO) & state.players.alive & in_bounds(target, static) & ~occupied
+    mob = mob_at(state.mobs, state.world.floor, target)
+    acts = (actions == Action.DO) & state.players.alive & in_bounds(target, static)
+    acts &= ~player_at(state.players, target)
     return {
         "cell": target,
         "block": cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS),
-        "on": on_block,
+        "on": acts & ~mob,
+        "under_mob": acts & mob,
     }
 
 
@@ -85,7 +89,10 @@ def interact_blocks(
         gained = gained * jnp.where(jnp.asarray(MINE_MULTIPLIES)[block], multiplier, 1)
     column = jnp.maximum(jnp.asarray(MINE_ITEM)[block], 0)
     inventory = players.inventory.at[jnp.arange(static.player_count), column].add(gained)
-    sapling = on & (block == Block.GRASS)
+    # A Do on a mob standing on grass also rolls for a sapling (measured, docs/decisions.md);
+    # every other block effect needs the cell free.
+    under_mob = facts["under_mob"] if allowed is None else facts["under_mob"] & allowed
+    sapling = (on | under_mob) & (block == Block.GRASS)
     sapling &= passes_gate_with(JOB_ROLE["sapling"], forager_u, params, static)
     sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
     inventory = inventory.at[:, Inv.SAPLING].add(sapling)

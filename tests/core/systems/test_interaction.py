@@ -134,6 +134,24 @@ def test_do_on_mob_attacks_instead_of_mining(small, params):
     assert after.players.inventory[0, Inv.WOOD] == 0
 
 
+def test_do_on_a_mob_on_grass_rolls_for_a_sapling_like_free_grass(small, params):
+    # Measured on the published package (docs/decisions.md): the attack also rolls the grass.
+    start = hand_built_state(
+        ["......"], small, params, [(1, 1), (1, 3), (5, 5)], [Facing.UP, Facing.UP, Facing.UP]
+    )
+    under_cow = _with_mob(start, "passive", (0, 3), health=9.0)
+
+    def saplings(state, key):
+        after = interact_blocks(state, DO_ALL, PASS, key, params, small)
+        return after.players.inventory[:, Inv.SAPLING]
+
+    roll = jax.jit(jax.vmap(saplings, in_axes=(None, 0)))
+    keys = jax.random.split(KEY, 64)
+    free, under = np.asarray(roll(start, keys)), np.asarray(roll(under_cow, keys))
+    np.testing.assert_array_equal(under, free)
+    assert under[:, 1].sum() > 0  # the forager facing the cow got saplings on some keys
+
+
 def test_killing_zombie_credits_attackers_and_floor(small, params):
     start = _with_mob(_state(small, params), "melee", (1, 2), health=2.0)
     after = attack_mobs(start, DO_ALL, PASS, params, small)
