@@ -6,6 +6,8 @@ For each N (default world: 48 x 48, 9-floor state, 3 agents, "medium"), after a 
 compiles everything (reset, step with the score, reserve refresh):
 * ``core``: ``BatchRunner.step`` called from Python with masked random actions drawn on the
   device; nothing but two counters comes back to the host (the refresh policy reads them).
+* ``scan`` (``--scan``): the same batch stepped inside one jitted ``lax.scan`` with the
+  actions drawn on the device, as JAX trainers (``alem_train.ppo``) run it.
 * ``make_vec``: the Gymnasium vector env, numpy out (observations, masks, infos), masked
   random actions drawn with numpy on the host: the throughput a PyTorch loop sees, minus the
   network.
@@ -65,6 +67,51 @@ def bench_core(n: int, steps: int, params, static) -> dict:
     }
 
 
+def bench_scan(n: int, steps: int, params, static) -> dict:
+    """``alem_core.batch.step`` and ``refresh_until_ready`` inside one jitted ``lax.scan``
+    (how a JAX trainer such as ``alem_train.ppo`` steps the worlds): masked random actions,
+    auto-reset and reserve refreshes on the device, the observations reduced to one number."""
+    from alem_core import batch as core_batch
+    from alem_core.rollout import random_legal_actions
+
+    chunk = max(1, -(-n // 8))
+    arrays = params.as_arrays()
+
+    def run(batch, out, key):
+        def one(carry, k):
+            batch, out = carry
+            actions = jax.vmap(random_legal_actions)(
+                jax.random.split(k, n), out.info["action_mask"]
+            )
+            batch, nxt = core_batch.step(batch, actions, arrays, static, chunk)
+            batch = core_batch.refresh_until_ready(batch, arrays, static, chunk)
+            nxt = nxt._replace(info={k: v for k, v in nxt.info.items() if k != "score"})
+            return (batch, nxt), (nxt.obs.sum(), nxt.info["done"].sum())
+
+        (batch, out), (obs_sum, ended) = jax.lax.scan(
+            one, (batch, out), jax.random.split(key, steps)
+        )
+        return batch, out, obs_sum.sum(), ended.sum()
+
+    start = time.perf_counter()
+    batch, out = jax.jit(core_batch.init, static_argnums=(1, 3))(
+        jax.random.key(0), n, arrays, static
+    )
+    rollout = jax.jit(run, donate_argnums=(0, 1))
+    batch, out, _, _ = jax.block_until_ready(rollout(batch, out, jax.random.key(1)))
+    warm = time.perf_counter() - start
+    start = time.perf_counter()
+    batch, out, _, ended = jax.block_until_ready(rollout(batch, out, jax.random.key(2)))
+    seconds = time.perf_counter() - start
+    return {
+        "worlds": n,
+        "env_steps_per_s": n * steps / seconds,
+        "seconds": seconds,
+        "warmup_seconds": warm,
+        "episodes_ended": int(ended),
+    }
+
+
 def bench_make_vec(n: int, steps: int, horizon: int) -> dict:
     import gymnasium
 
@@ -102,6 +149,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--horizon", type=int, default=50)
     parser.add_argument("--skip-make-vec", action="store_true")
+    parser.add_argument("--scan", action="store_true", help="also the on-device scan path")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
 
@@ -120,6 +168,14 @@ def main() -> None:
             f"{c['chunk']} worlds; warm-up {c['warmup_seconds']:.0f} s) load {_load()}",
             flush=True,
         )
+        if args.scan:
+            row["scan"] = sc = bench_scan(n, args.steps, params, static)
+            print(
+                f"N={n:5d} scan      {sc['env_steps_per_s']:9.0f} env-steps/s "
+                f"({sc['episodes_ended']} episodes ended; compile {sc['warmup_seconds']:.0f} s) "
+                f"load {_load()}",
+                flush=True,
+            )
         if not args.skip_make_vec:
             row["make_vec"] = m = bench_make_vec(n, args.steps, args.horizon)
             print(
