@@ -105,8 +105,10 @@ def load_policy(path: str | Path, seed: int = 0, greedy: bool = False):
         if greedy:
             return logits.argmax(-1)
         probs = np.exp(logits - logits.max(-1, keepdims=True))
-        probs /= probs.sum(-1, keepdims=True)
-        return np.array([rng.choice(len(p), p=p) for p in probs])
+        cumulative = probs.cumsum(-1) / probs.sum(-1, keepdims=True)
+        drawn = rng.random((len(probs), 1))  # one draw per agent, inverse-CDF sampling
+        last_legal = probs.shape[-1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=-1)
+        return np.minimum((cumulative <= drawn).sum(-1), last_legal)  # rounding never lands past it
 
     def reset(world_seed: int) -> None:
         nonlocal rng

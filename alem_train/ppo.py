@@ -29,6 +29,8 @@ from jax import Array
 
 import alem_core
 from alem_core import batch as core_batch
+from alem_core.batch_runner import default_chunk
+from alem_pz.evaluate import PROTOCOL_PARAMS
 from alem_train import networks
 from alem_train.objectives.actor_critic import entropy, gae, ppo_actor_loss, value_loss
 
@@ -90,7 +92,7 @@ class PPOConfig:
 
     @property
     def chunk(self) -> int:
-        return core_batch_chunk(self.num_worlds)
+        return default_chunk(self.num_worlds)
 
     def static(self) -> alem_core.StaticParams:
         size = (self.map_size, self.map_size)
@@ -99,17 +101,10 @@ class PPOConfig:
         )
 
     def env_params(self) -> alem_core.Params:
+        """The evaluation protocol's gameplay settings (individual rewards, soft roles)."""
         return alem_core.make_params(
-            self.difficulty,
-            max_timesteps=self.max_steps,
-            shared_reward=False,
-            soft_specialization=True,
+            self.difficulty, max_timesteps=self.max_steps, **PROTOCOL_PARAMS
         ).as_arrays()
-
-
-def core_batch_chunk(num_worlds: int) -> int:
-    """Reserve refresh size: an eighth of the worlds, as ``BatchRunner`` uses."""
-    return max(1, -(-num_worlds // 8))
 
 
 class TrainState(NamedTuple):

@@ -113,12 +113,10 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
 def evaluate(config: PPOConfig, args: argparse.Namespace) -> dict:
     from alem_pz.evaluate import evaluate as protocol
 
-    static = config.static()
-    default = static == PPOConfig().static()
     summary = protocol(
         checkpoint.load_policy(args.out / "policy.npz", seed=args.seed),
         episodes=args.eval_episodes, max_steps=args.eval_max_steps,
-        difficulties=[config.difficulty], static=None if default else static,
+        difficulties=[config.difficulty], static=config.static(),
         players=config.players, progress=False, policy_name=f"{config.algo}:{args.out}",
     )  # fmt: skip
     (args.out / "eval.json").write_text(json.dumps(summary, indent=1))

@@ -72,9 +72,10 @@ def bench_scan(n: int, steps: int, params, static) -> dict:
     (how a JAX trainer such as ``alem_train.ppo`` steps the worlds): masked random actions,
     auto-reset and reserve refreshes on the device, the observations reduced to one number."""
     from alem_core import batch as core_batch
+    from alem_core.batch_runner import default_chunk
     from alem_core.rollout import random_legal_actions
 
-    chunk = max(1, -(-n // 8))
+    chunk = default_chunk(n)
     arrays = params.as_arrays()
 
     def run(batch, out, key):

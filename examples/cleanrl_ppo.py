@@ -193,11 +193,12 @@ def rollout(envs, agent, state, args):
         obs, reward, term, trunc, infos = envs.step(action.numpy())
         now_alive = infos["alive"]
         ended = term | trunc
-        buf["obs"].append(x), buf["mask"].append(m), buf["action"].append(action)
-        buf["logp"].append(logp), buf["value"].append(value)
-        buf["reward"].append(torch.tensor(reward, dtype=torch.float32))
-        buf["end"].append(torch.as_tensor(ended | (alive & ~now_alive), dtype=torch.float32))
-        buf["valid"].append(torch.as_tensor(alive & ~resetting))
+        row = {"obs": x, "mask": m, "action": action, "logp": logp, "value": value,
+               "reward": torch.tensor(reward, dtype=torch.float32),
+               "end": torch.as_tensor(ended | (alive & ~now_alive), dtype=torch.float32),
+               "valid": torch.as_tensor(alive & ~resetting)}  # fmt: skip
+        for key, value_ in row.items():
+            buf[key].append(value_)
         if "episode" in infos:
             done = infos["_episode"]
             for row in np.flatnonzero(done):
