@@ -1,0 +1,73 @@
+"""Read the experiment's CSVs back and summarise them (no training; the notebook uses this).
+
+``runs.csv`` holds one row per run, ``curves.csv`` one row per update (see ``run.py``).
+``write_summary`` writes ``summary.csv``: per (phase, task, method) the number of seeds and the
+IQM and mean of ``eval_success`` and ``eval_return`` with 95 % bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+from alem_train.experiment.stats import summarise
+
+NUMERIC = {"seed", "budget", "lr", "eps", "beta", "delta", "epochs", "groups", "group_size",
+           "hidden", "max_grad_norm", "gamma", "lam", "value_clip", "value_coef"}  # fmt: skip
+
+
+def _value(key: str, text: str):
+    if text == "" or key in ("phase", "task", "method", "git_sha"):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def load_rows(path: Path) -> list[dict]:
+    """Rows of a results CSV with numbers parsed."""
+    with Path(path).open() as f:
+        return [{k: _value(k, v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def group_rows(rows: list[dict], keys: tuple[str, ...]) -> dict[tuple, list[dict]]:
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[tuple(row[k] for k in keys)].append(row)
+    return dict(groups)
+
+
+def summary_rows(runs: list[dict], phase: str = "final") -> list[dict]:
+    """One row per (task, method) of ``phase`` with IQM/mean and intervals of both scores."""
+    out = []
+    chosen = [r for r in runs if r["phase"] == phase]
+    for (task, method), rows in sorted(group_rows(chosen, ("task", "method")).items()):
+        row = {"phase": phase, "task": task, "method": method}
+        for score in ("eval_success", "eval_return"):
+            stats = summarise([r[score] for r in rows])
+            row.update({f"{score}_{k}": v for k, v in stats.items()})
+        row["env_steps"] = sum(r["env_steps"] for r in rows) / len(rows)
+        row["grad_steps"] = sum(r["grad_steps"] for r in rows) / len(rows)
+        row["probe_env_steps"] = sum(r["probe_env_steps"] for r in rows) / len(rows)
+        row["env_steps_per_s"] = sum(r["env_steps_per_s"] for r in rows) / len(rows)
+        row["lr"], row["eps"], row["beta"], row["delta"] = (
+            rows[0][k] for k in ("lr", "eps", "beta", "delta")
+        )
+        out.append(row)
+    return out
+
+
+def write_summary(out: Path) -> Path:
+    runs = load_rows(Path(out) / "runs.csv")
+    rows = summary_rows(runs, "final") or summary_rows(runs, "tune")
+    path = Path(out) / "summary.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+__all__ = ["group_rows", "load_rows", "summary_rows", "write_summary"]

@@ -1,0 +1,154 @@
+"""The coordination-gap experiment (ALGORITHMS.md 5.3): tune on 3 seeds, report on fresh seeds.
+
+Run from the repository root::
+
+    python -m alem_train.experiment.run tune  --tasks t0_climbing_n2 --seeds 0 1 2
+    python -m alem_train.experiment.run final --tasks t0_climbing_n2 --seeds 100 101 ... 109
+    python -m alem_train.experiment.run summary
+
+``tune`` trains every method on every grid point; ``final`` takes each (task, method)'s best
+grid point by mean tuning ``eval_success`` (ties: ``eval_return``) and trains it on the given
+seeds; ``summary`` writes IQM and mean with 95 % bootstrap intervals per (task, method).
+Everything is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config
+and the git SHA; ``curves.csv``: one row per update). A run already in ``runs.csv`` is skipped,
+so an interrupted command resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import subprocess
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from alem_train.experiment.methods import METHODS, SEQUENTIAL, MethodConfig
+from alem_train.experiment.report import group_rows, load_rows, write_summary
+from alem_train.experiment.tasks import TASKS, task_budget
+from alem_train.experiment.train import train_run
+
+GRID = {"lr": (1e-4, 3e-4, 1e-3), "eps": (0.1, 0.2), "beta": (0.0, 1e-3), "delta": (0.005, 0.02)}
+"""ALGORITHMS.md 5.3's grid; ``delta`` applies to the sequential methods only."""
+CUT_GRID = {"lr": GRID["lr"], "eps": (0.2,), "beta": (0.0,), "delta": (0.02,)}
+"""What ``--grid lr`` keeps (for the alem drills, whose runs cost minutes): lr only."""
+CONFIG_KEYS = tuple(f for f in MethodConfig.__dataclass_fields__ if f != "method")
+RUN_KEYS = ("phase", "task", "method", "seed", "budget", *CONFIG_KEYS)
+
+
+def git_sha() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def grid_configs(method: str, grid: dict, base: MethodConfig) -> list[MethodConfig]:
+    names = ["lr", "eps", "beta"] + (["delta"] if method in SEQUENTIAL else [])
+    points = itertools.product(*(grid[n] for n in names))
+    return [replace(base, method=method, **dict(zip(names, p, strict=True))) for p in points]
+
+
+def _identity(row: dict) -> tuple:
+    return tuple(str(row[k]) for k in RUN_KEYS)
+
+
+def _done_runs(path: Path) -> set[tuple]:
+    if not path.exists():
+        return set()
+    with path.open() as f:
+        return {_identity(r) for r in csv.DictReader(f)}
+
+
+def _append(path: Path, rows: list[dict]) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+CURVE_FIELDS = (
+    "env_steps", "grad_steps", "probe_env_steps", "train_success", "train_return", "clip_frac",
+    "approx_kl", "grad_norm", "ratio_mean", "mean_set_size", "kl_exact_max",
+    "delta_violations", "early_stops", "stale_gap_abs", "value_loss",
+)  # fmt: skip
+
+
+def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budget: int) -> bool:
+    """Train and record one run unless ``runs.csv`` has it; True when it ran."""
+    ident = {"phase": phase, "task": task, "method": cfg.method, "seed": seed, "budget": budget}
+    ident.update({k: v for k, v in asdict(cfg).items() if k != "method"})
+    if _identity(ident) in _done_runs(out / "runs.csv"):
+        return False
+    curve, final = train_run(TASKS[task](), cfg, seed, budget)
+    rows = [
+        {**ident, "update": i, **{k: row.get(k, "") for k in CURVE_FIELDS}}
+        for i, row in enumerate(curve)
+    ]
+    _append(out / "curves.csv", rows)
+    _append(out / "runs.csv", [{**ident, **final, "git_sha": git_sha()}])
+    print(f"{phase} {task} {cfg.method} seed={seed} lr={cfg.lr} eps={cfg.eps} beta={cfg.beta} "
+          f"delta={cfg.delta}: success {final['eval_success']:.3f} return "
+          f"{final['eval_return']:.3f} ({final['seconds']:.0f} s)", flush=True)  # fmt: skip
+    return True
+
+
+def best_configs(out: Path, task: str, budget: int) -> dict[str, MethodConfig]:
+    """Each method's tuning grid point with the best mean ``eval_success`` over seeds."""
+    runs = [
+        r
+        for r in load_rows(out / "runs.csv")
+        if r["phase"] == "tune" and r["task"] == task and r["budget"] == budget
+    ]
+    fields = tuple(f for f in MethodConfig.__dataclass_fields__ if f != "method")
+    best: dict[str, tuple] = {}
+    for (method, *point), rows in group_rows(runs, ("method", *fields)).items():
+        score = tuple(sum(r[k] for r in rows) / len(rows) for k in ("eval_success", "eval_return"))
+        if method not in best or score > best[method][0]:
+            best[method] = (score, point)
+    return {m: _config(m, dict(zip(fields, p, strict=True))) for m, (_, p) in best.items()}
+
+
+def _config(method: str, values: dict) -> MethodConfig:
+    kinds = {f.name: f.type for f in MethodConfig.__dataclass_fields__.values()}
+    typed = {k: int(v) if kinds[k] in ("int", int) else float(v) for k, v in values.items()}
+    return MethodConfig(method=method, **typed)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("phase", choices=("tune", "final", "summary"))
+    parser.add_argument("--tasks", nargs="+", default=["t0_climbing_n2"], choices=sorted(TASKS))
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--grid", choices=("full", "lr"), default="full")
+    parser.add_argument("--budget", type=int, default=None, help="env steps (default per task)")
+    parser.add_argument("--out", type=Path, default=Path("results/coordination_gap"))
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.phase == "summary":
+        write_summary(args.out)
+        return
+    (args.out / "grid.json").write_text(json.dumps({"full": GRID, "lr": CUT_GRID}, indent=1))
+    for task in args.tasks:
+        budget = args.budget or task_budget(task)
+        base = TASKS_BASE.get(task, MethodConfig("igrpo_shared"))
+        if args.phase == "tune":
+            grid = GRID if args.grid == "full" else CUT_GRID
+            configs = [c for m in args.methods for c in grid_configs(m, grid, base)]
+        else:
+            best = best_configs(args.out, task, budget)
+            configs = [best[m] for m in args.methods if m in best]
+        for cfg, seed in itertools.product(configs, args.seeds):
+            run_one(args.out, args.phase, task, cfg, seed, budget)
+
+
+TASKS_BASE: dict[str, MethodConfig] = {}
+"""Per-task batch shape overrides (none yet: every task uses MethodConfig's defaults)."""
+
+if __name__ == "__main__":
+    main()
