@@ -18,7 +18,7 @@ Conventions fixed here (ALGORITHMS.md 5.6 asks that they be reported):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, partial
 
 import jax
@@ -158,10 +158,24 @@ def init_params(key: Array, env: TaskEnv, cfg: MethodConfig):
     return params
 
 
+def simultaneous_optimizer(cfg: MethodConfig) -> optax.GradientTransformation:
+    """Adam whose learning rate lives in the optimiser state (``inject_hyperparams``), so one
+    compiled update serves every learning rate of the tuning grid."""
+    adam = optax.inject_hyperparams(optax.adam)(learning_rate=cfg.lr)
+    return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), adam)
+
+
 def make_simultaneous_update(env: TaskEnv, cfg: MethodConfig):
-    """A jitted ``update(params, opt_state, ref_actor, key) -> (params, opt_state, batch,
-    metrics)``: collect B x G rollouts, then ``epochs`` full-batch Adam steps."""
-    optimizer = cfg.optimizer()
+    """``(update, optimizer)``: a jitted ``update(params, opt_state, ref_actor, key) ->
+    (params, opt_state, batch, metrics)`` that collects B x G rollouts and takes ``epochs``
+    full-batch Adam steps, and the optimiser whose ``init`` starts it at ``cfg.lr``. The update
+    is compiled once per (env, cfg without lr) and shared by every seed and learning rate."""
+    return _compiled_update(env, replace(cfg, lr=1.0)), simultaneous_optimizer(cfg)
+
+
+@cache
+def _compiled_update(env: TaskEnv, cfg: MethodConfig):
+    optimizer = simultaneous_optimizer(cfg)  # only its update runs here; the lr is in the state
 
     def loss(params, ref, batch, targets):
         if cfg.method == "mappo":
@@ -179,13 +193,13 @@ def make_simultaneous_update(env: TaskEnv, cfg: MethodConfig):
                 params, ref_actor, batch, targets
             )
             updates, opt_state = optimizer.update(grads, opt_state, params)
-            metrics = {**metrics, "grad_norm": optax.global_norm(grads)}
+            metrics = {**metrics, "grad_norm": optax.tree.norm(grads)}
             return (optax.apply_updates(params, updates), opt_state), metrics
 
         (params, opt_state), metrics = jax.lax.scan(epoch, (params, opt_state), None, cfg.epochs)
         return params, opt_state, batch, jax.tree.map(jnp.mean, metrics)
 
-    return update, optimizer
+    return update
 
 
 @partial(jax.jit, static_argnames=("env", "shared", "groups"))
