@@ -21,6 +21,13 @@ chests or construction sites, only the coordination blocks under study.
   alcoves on one side beside consecutive cells would touch each other and could not be sealed.
   Nothing is random (the key is unused): the same layout every episode.
 
+Rewards (``alem_core.drills.drill_setup``): only the drill's coordination achievements pay, and
+an achievement pays its agent once (achievements are never lost, GAME.md §7.1). In t1/t2 each
+co-miner of the block earns COORD_2_AGENTS_HARD (m = 2) or COORD_3_AGENTS_HARD (m >= 3); failed
+partial attempts cost nothing. In t3 a completed link pays its completer HANDOVER_COMPLETE +
+COORD_MINE_HANDOVER; in the intended chain every link has a new completer (agent k completes
+H_k), so the team return is 10 per completed link.
+
 Knobs live in ``StaticParams.layout_knobs`` (checked by ``drill_knobs``), so a reset stays a pure
 function of (key, params, static). ``alem_core.drills.drill_setup`` builds matching static and
 params.
