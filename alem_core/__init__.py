@@ -13,16 +13,21 @@ Batched, with auto-reset (``batch.py``; ``BatchRunner`` drives it from Python)::
     out = runner.reset(seed)          # BatchOutput, leading axis N
     out = runner.step(actions)        # (N, P) int actions
 
+Coordination drills (small worlds, same step): ``alem_core.drills.drill_setup(name, players)``
+returns their ``(static, params)``. ``acting(state)`` (P,) says whose action the next step
+consumes (alive, not asleep, not resting).
+
 ``static`` (``StaticParams``) is hashable and static under ``jit``; ``params`` (``Params``) is a
 pytree of scalars; ``actions`` is an int array of shape (P,). Per-agent arrays come out.
 """
 
+from alem_core import drills
 from alem_core.api import reset, step
 from alem_core.batch import Batch, BatchOutput
 from alem_core.batch_runner import BatchRunner
 from alem_core.compilation_cache import enable_default_cache
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
-from alem_core.masking import action_mask
+from alem_core.masking import acting, action_mask
 from alem_core.observation import obs_size, observe
 from alem_core.params import Params, StaticParams, make_params
 from alem_core.state import State
@@ -43,7 +48,9 @@ __all__ = [
     "Role",
     "State",
     "StaticParams",
+    "acting",
     "action_mask",
+    "drills",
     "make_params",
     "obs_size",
     "observe",

@@ -37,6 +37,17 @@ ALWAYS = (
 )
 
 
+def acting(state: State) -> jax.Array:
+    """(P,) bool: the agent's action is consumed this step (alive, not asleep, not resting).
+
+    The one statement of that rule: the step turns every other agent's action into NOOP
+    (``pipeline.effective_actions``) and the mask offers them only NOOP. Trainers use it as the
+    set of agents whose choice mattered.
+    """
+    players = state.players
+    return players.alive & ~players.sleeping & ~players.resting
+
+
 def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array:
     """(P, A) bool: which actions each agent may take now.
 
@@ -70,7 +81,5 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
         mask = mask.at[:, GIVE_BASE : GIVE_BASE + slots].set(give_mask(state.players, static))
     first_comm = comm_base(p)
     mask = mask.at[:, first_comm : first_comm + static.num_comm_channels].set(True)
-    players = state.players
-    idle = ~players.alive | players.sleeping | players.resting
     noop_only = jnp.zeros_like(mask).at[:, Action.NOOP].set(True)
-    return jnp.where(idle[:, None], noop_only, mask)
+    return jnp.where(acting(state)[:, None], mask, noop_only)

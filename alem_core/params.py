@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 import numpy as np
 
-from alem_core.constants import action_count
+from alem_core.constants import Achievement, action_count
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,13 @@ class StaticParams:
         max_pending_handovers: rows of the pending-handover table.
         max_construction_sites: construction-site slots per floor.
         num_comm_channels: one-hot comm channels per agent (0 = no comm actions).
+        layout: which reset builds the world: "game" (the full game) or a coordination drill
+            ("t1_sync", "t2_busy", "t3_chain"; ``alem_core.drills``, ALGORITHMS.md §5.1).
+        layout_knobs: the drill's settings as sorted (name, value) pairs (a mapping is
+            accepted); checked against the drill's knob table. Empty for "game".
+        rewarded_achievements: None: every achievement pays its tier weight and the health term
+            is paid (GAME.md §7.1). A tuple of achievement names (``Achievement`` members):
+            only those pay, and the health term is dropped (a pure sparse team reward).
     """
 
     map_size: tuple[int, int] = (48, 48)
@@ -46,6 +54,9 @@ class StaticParams:
     max_pending_handovers: int = 8
     max_construction_sites: int = 12
     num_comm_channels: int = 0
+    layout: str = "game"
+    layout_knobs: tuple[tuple[str, int | float], ...] = ()
+    rewarded_achievements: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         rows_cols = tuple(self.map_size)
@@ -73,6 +84,40 @@ class StaticParams:
                 raise ValueError(
                     f"StaticParams.{name} must be an int in [{lo}, {hi}], got {value!r}"
                 )
+        self._check_rewarded()
+        self._check_layout()
+
+    def _check_rewarded(self) -> None:
+        names = self.rewarded_achievements
+        if names is None:
+            return
+        if isinstance(names, str) or not isinstance(names, (tuple, list)):
+            raise ValueError(
+                "StaticParams.rewarded_achievements must be None or a tuple of achievement "
+                f"names, got {names!r}"
+            )
+        for name in names:
+            if not isinstance(name, str) or name not in Achievement.__members__:
+                raise ValueError(
+                    f"StaticParams.rewarded_achievements: unknown achievement {name!r} "
+                    "(names as in alem_core.Achievement, e.g. 'COORD_2_AGENTS_HARD')"
+                )
+        object.__setattr__(self, "rewarded_achievements", tuple(names))
+
+    def _check_layout(self) -> None:
+        knobs = self.layout_knobs
+        if isinstance(knobs, Mapping):
+            knobs = tuple(sorted(knobs.items()))
+            object.__setattr__(self, "layout_knobs", knobs)
+        if self.layout == "game":
+            if knobs:
+                raise ValueError(f"StaticParams.layout_knobs must be empty for 'game', got {knobs}")
+            return
+        # Imported here: the drill table builds worlds, and world building imports this module.
+        from alem_core.worldgen.drills import drill_knobs, knob_pairs
+
+        # Raises ValueError naming a bad layout, knob or value; stores the full knob set.
+        object.__setattr__(self, "layout_knobs", knob_pairs(drill_knobs(self)))
 
     @property
     def num_actions(self) -> int:

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import Action
 from alem_core.difficulty import episode_params
-from alem_core.masking import action_mask
+from alem_core.masking import acting, action_mask
 from alem_core.metrics import cooperation_metrics
 from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
@@ -118,16 +118,14 @@ PIPELINE: tuple[Stage, ...] = (
 def effective_actions(state: State, actions: jax.Array, static: StaticParams) -> jax.Array:
     """Dead, sleeping or resting agents act as NOOP; ids outside the space also become NOOP
     (the adapters reject them with a clear error before they get here)."""
-    players = state.players
     actions = jnp.asarray(actions, jnp.int32)
     valid = (actions >= 0) & (actions < static.num_actions)
-    idle = ~players.alive | players.sleeping | players.resting
-    return jnp.where(valid & ~idle, actions, Action.NOOP)
+    return jnp.where(valid & acting(state), actions, Action.NOOP)
 
 
 def _count_steps(state: State) -> State:
     players, stats = state.players, state.stats
-    actionable = players.alive & ~players.sleeping & ~players.resting
+    actionable = acting(state)
     stats = dataclasses.replace(
         stats,
         alive_steps=stats.alive_steps + players.alive,
@@ -166,7 +164,7 @@ def step(
             state, actions, keys[stage.name] if stage.needs_key else None, params, static
         )
         health[stage.name] = state.players.health
-    parts = reward_parts(before, state, params)
+    parts = reward_parts(before, state, params, static)
     state = end_step(
         state, before.players.health, health["do_phase"], health["spawning"], params, static
     )

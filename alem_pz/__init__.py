@@ -10,10 +10,12 @@ It also registers ``"alem/Coop-v0"`` with Gymnasium, for ``gymnasium.make_vec(..
 vectorization_mode="vector_entry_point")``: a batched ``VectorEnv`` (``alem_pz.vector``).
 
 ``alem_pz.alem_coop_v0`` offers the classic ``env()``, ``parallel_env()`` and ``raw_env()``.
+``alem_pz.drill_env("t1_sync", players=3)`` is a coordination drill (``alem_core.drills``).
 """
 
 from alem_pz import alem_coop_v0
 from alem_pz.alem_coop_v0 import env, parallel_env, raw_env
+from alem_pz.drills import drill_env
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.registration import ENV_IDS, make, register
 from alem_pz.vector import AlemVectorEnv, register_gymnasium
@@ -26,6 +28,7 @@ __all__ = [
     "AlemParallelEnv",
     "AlemVectorEnv",
     "alem_coop_v0",
+    "drill_env",
     "env",
     "make",
     "parallel_env",

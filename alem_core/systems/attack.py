@@ -134,7 +134,7 @@ def _eat_passive(
     players = state.players
     fed = credit.any(axis=1) & passes_gate_with(JOB_ROLE["eat_passive"], forager_u, params, static)
     bonus = jnp.where(coordinated, jnp.where(ents.hard[floor], 3, 2), 1)
-    food_gain = (credit * (COW_FOOD * bonus)[None, :]).max(axis=1)
+    food_gain = (credit * (COW_FOOD * bonus)[None, :]).max(axis=1, initial=0)  # 0 slots: 0
     eat = jnp.asarray(EAT_PASSIVE)[ents.kind[floor]]
     ate = (credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == eat[:, None])[None]).any(1) & fed[
         :, None

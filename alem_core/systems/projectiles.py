@@ -174,7 +174,7 @@ def _credit_kills(
     )
     credit = killer & (cls != MobClass.PASSIVE)[None]  # (S, M)
     killed = credit.any(1)  # a projectile kills at most one mob
-    unlocked = jnp.where(credit, defeat[None], -1).max(1)  # (S,) achievement id or -1
+    unlocked = jnp.where(credit, defeat[None], -1).max(1, initial=-1)  # (S,) id or -1
     owner = proj.owner[:, None] == jnp.arange(frame.players.alive.shape[0])[None]  # (S, P)
     # (S, P, 93) broadcast-and-reduce: tiny, and cheaper than integer matmuls on CPU.
     grant = owner[:, :, None] & (unlocked[:, None, None] == jnp.arange(NUM_ACHIEVEMENTS))
