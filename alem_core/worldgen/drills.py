@@ -9,7 +9,8 @@ chests or construction sites, only the coordination blocks under study.
 * ``t1_sync``: a 7 x 7 room with one hard synchronous STONE block needing ``sync_agents`` = m
   agents (coordination value +m), placed where all four neighbours are floor. The P agents start
   on random distinct floor cells with random facing, each holding a wood pickaxe. m agents facing
-  the block and doing it on the same step mine it; fewer do nothing (GAME.md §6.1).
+  the block and doing it on the same step mine it; fewer do nothing (GAME.md §6.1). Knobs
+  ``room`` (odd side, default 7) and ``start_adjacent`` (the team starts beside the block).
 * ``t2_busy``: ``t1_sync`` where each agent starts asleep w.p. ``busy_prob`` for a uniform number
   of steps in [1, ``max_busy``]. Asleep, an agent's actions are not consumed (NOOP only). The
   core's own wake-up rule (energy back at its maximum, GAME.md §3.3) wakes it after exactly that
@@ -54,6 +55,8 @@ from alem_core.tables import OVERWORLD_INITIAL_KILLS
 
 ROOM = 7
 """Side of the floor area of the sync drills."""
+NEIGHBOURS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+"""The four cells from which an agent can face a block."""
 TICKS_PER_ENERGY = 1 - int(INTRINSICS.sleep_restore_threshold)
 """Steps of sleep that restore one energy: asleep, fatigue falls by 1 a step from 0 and one
 energy comes back when it passes ``sleep_restore_threshold`` (-10), i.e. every 11 steps."""
@@ -67,14 +70,29 @@ def _check_int(layout: str, name: str, value: Any, lo: int, hi: int) -> None:
 @dataclasses.dataclass(frozen=True)
 class SyncKnobs:
     """``t1_sync``: ``sync_agents`` = m agents needed on the block, 2 <= m <= min(P, 4) (a
-    block has four neighbours)."""
+    block has four neighbours), in a ``room`` x ``room`` floor (odd, 3..9; 7 by default, as
+    ALGORITHMS.md T1's 7 x 7 - 9 x 9; smaller rooms make a random team's success likely enough
+    for an outcome-only signal to exist). With ``start_adjacent`` = 1 the agents start on
+    distinct cells beside the block (P <= 4), still with random facing, so an episode tests
+    only the turn-and-act-together part of the task."""
 
     sync_agents: int = 2
+    room: int = ROOM
+    start_adjacent: int = 0
 
     def check(self, layout: str, static: StaticParams) -> None:
         if static.player_count < 2:
             raise ValueError(f"{layout}: needs at least 2 players, got {static.player_count}")
         _check_int(layout, "sync_agents", self.sync_agents, 2, min(static.player_count, 4))
+        _check_int(layout, "room", self.room, 3, min(static.map_size) - 3)
+        _check_int(layout, "start_adjacent", self.start_adjacent, 0, 1)
+        if self.start_adjacent and static.player_count > 4:
+            raise ValueError(f"{layout}: start_adjacent needs P <= 4, got {static.player_count}")
+        if self.room % 2 == 0 or static.player_count >= self.room**2:
+            raise ValueError(
+                f"{layout}: knob room must be odd with room**2 > players ({static.player_count}),"
+                f" got {self.room!r}"
+            )
 
     def rewarded(self) -> tuple[str, ...]:
         """The generic hard sync achievement of the block's requirement (GAME.md §6.1)."""
@@ -160,25 +178,28 @@ def _team_state(world: World, pos, facing, params: Params, static: StaticParams)
     return state.replace(players=players)
 
 
-def room_cells(static: StaticParams) -> tuple[np.ndarray, np.ndarray]:
-    """(floor cells (49, 2), block cells (25, 2)) of the sync room: the 7 x 7 floor centred in
-    the map, and its inner 5 x 5, where a block has floor on all four sides."""
-    top, left = ((n - ROOM) // 2 for n in static.map_size)
-    rows, cols = np.meshgrid(np.arange(ROOM), np.arange(ROOM), indexing="ij")
+def room_cells(static: StaticParams, room: int = ROOM) -> tuple[np.ndarray, np.ndarray]:
+    """(floor cells (room^2, 2), block cells ((room-2)^2, 2)) of the sync room: the room x room
+    floor centred in the map, and its inner part, where a block has floor on all four sides."""
+    top, left = ((n - room) // 2 for n in static.map_size)
+    rows, cols = np.meshgrid(np.arange(room), np.arange(room), indexing="ij")
     floor = np.stack([rows.ravel() + top, cols.ravel() + left], axis=1)
-    inner = (rows.ravel() % (ROOM - 1) != 0) & (cols.ravel() % (ROOM - 1) != 0)
+    inner = (rows.ravel() % (room - 1) != 0) & (cols.ravel() % (room - 1) != 0)
     return floor.astype(np.int32), floor[inner].astype(np.int32)
 
 
 def sync_room(key: jax.Array, params: Params, static: StaticParams, knobs: SyncKnobs) -> State:
     """``t1_sync``'s step-0 state (module docstring)."""
     k_block, k_cells, k_facing = jax.random.split(key, 3)
-    floor, inner = room_cells(static)
+    floor, inner = room_cells(static, knobs.room)
     block_cell = jnp.asarray(inner)[jax.random.randint(k_block, (), 0, len(inner))]
     on_block = (jnp.asarray(floor) == block_cell).all(axis=1)
     # Distinct random floor cells: the P lowest of uniform scores, the block's cell excluded.
     scores = jnp.where(on_block, 2.0, jax.random.uniform(k_cells, (len(floor),)))
     pos = jnp.asarray(floor)[jnp.argsort(scores)[: static.player_count]]
+    if knobs.start_adjacent:
+        beside = block_cell + jnp.asarray(NEIGHBOURS, jnp.int32)
+        pos = beside[jax.random.permutation(k_cells, len(NEIGHBOURS))[: static.player_count]]
     facing = jax.random.randint(k_facing, (static.player_count,), Facing.LEFT, Facing.DOWN + 1)
     walls = np.full(static.map_size, Block.WALL, np.int32)
     walls[floor[:, 0], floor[:, 1]] = Block.PATH

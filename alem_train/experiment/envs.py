@@ -70,7 +70,6 @@ def alem_task(name: str, static, params, success_return: float) -> TaskEnv:
     agent receives. The episode ends when the core says so or at ``params.max_timesteps``.
     """
     import alem_core
-    from alem_core.masking import action_mask
 
     def reset(key):
         return alem_core.reset(key, params, static)
@@ -82,11 +81,7 @@ def alem_task(name: str, static, params, success_return: float) -> TaskEnv:
         return obs, state, reward[0], terminated[0] | truncated[0]
 
     def mask(state):
-        return action_mask(state, params, static)
-
-    def acting(state):
-        players = state.players
-        return players.alive & ~players.sleeping & ~players.resting
+        return alem_core.action_mask(state, params, static)
 
     obs, state = jax.eval_shape(reset, jax.random.PRNGKey(0))
     return TaskEnv(
@@ -99,7 +94,7 @@ def alem_task(name: str, static, params, success_return: float) -> TaskEnv:
         reset=reset,
         step=step,
         action_mask=mask,
-        acting=acting,
+        acting=alem_core.acting,
     )
 
 

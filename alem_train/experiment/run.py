@@ -34,6 +34,8 @@ GRID = {"lr": (1e-4, 3e-4, 1e-3), "eps": (0.1, 0.2), "beta": (0.0, 1e-3), "delta
 CUT_GRID = {"lr": GRID["lr"], "eps": (0.2,), "beta": (0.0,), "delta": (0.02,)}
 """What ``--grid lr`` keeps (for the alem drills, whose runs cost minutes): lr only."""
 CONFIG_KEYS = tuple(f for f in MethodConfig.__dataclass_fields__ if f != "method")
+DEFAULT_POINT = {"lr": 1e-3, "eps": 0.2, "beta": 0.0, "delta": 0.02}
+"""The grid point ``final --untuned`` uses where tuning did not fit (the alem drills)."""
 RUN_KEYS = ("phase", "task", "method", "seed", "budget", *CONFIG_KEYS)
 
 
@@ -126,6 +128,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--grid", choices=("full", "lr"), default="full")
+    parser.add_argument(
+        "--untuned",
+        action="store_true",
+        help="final: skip tuning and use DEFAULT_POINT (the cut stated in the README)",
+    )
     parser.add_argument("--budget", type=int, default=None, help="env steps (default per task)")
     parser.add_argument("--out", type=Path, default=Path("results/coordination_gap"))
     args = parser.parse_args(argv)
@@ -140,6 +147,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.phase == "tune":
             grid = GRID if args.grid == "full" else CUT_GRID
             configs = [c for m in args.methods for c in grid_configs(m, grid, base)]
+        elif args.untuned:
+            configs = [replace(base, method=m, **DEFAULT_POINT) for m in args.methods]
         else:
             best = best_configs(args.out, task, budget)
             configs = [best[m] for m in args.methods if m in best]
@@ -147,8 +156,11 @@ def main(argv: list[str] | None = None) -> None:
             run_one(args.out, args.phase, task, cfg, seed, budget)
 
 
-TASKS_BASE: dict[str, MethodConfig] = {}
-"""Per-task batch shape overrides (none yet: every task uses MethodConfig's defaults)."""
+TASKS_BASE: dict[str, MethodConfig] = {
+    f"t3_chain_n{n}": MethodConfig("igrpo_shared", groups=4) for n in (2, 3, 4, 6, 8)
+}
+"""Per-task batch shapes: T3 collects 4 x 8 rollouts, so SeqTR-fresh at n = 8 (8 collections
+per stage) still gets 4 stages from its budget."""
 
 if __name__ == "__main__":
     main()

@@ -340,3 +340,35 @@ def test_t2_bad_knobs():
         drill_setup("t2_busy", max_busy=40)  # more than horizon // 2 = 32
     with pytest.raises(ValueError, match="max_busy"):
         drill_setup("t2_busy", max_busy=0)
+
+
+def test_t1_room_and_start_adjacent_knobs():
+    static, params = drill_setup("t1_sync", players=3, room=5, start_adjacent=1)
+    floor, inner = room_cells(static, 5)
+    assert len(floor) == 25 and len(inner) == 9
+    for seed in range(3):
+        _, state = RESET(jax.random.key(seed), params, static)
+        block = np.asarray(state.world.block)
+        assert (block == Block.PATH).sum() == 24  # the 5 x 5 floor less the stone
+        stone = np.argwhere(block == Block.STONE)[0]
+        pos = np.asarray(state.players.pos)
+        assert len(set(map(tuple, pos))) == 3
+        assert (np.abs(pos - stone).sum(axis=1) == 1).all()  # every agent beside the block
+
+
+@pytest.mark.parametrize(
+    "knobs, message",
+    [
+        ({"room": 4}, "room must be odd"),
+        ({"room": 11}, r"room must be an int in \[3, 9\]"),
+        ({"start_adjacent": 2}, r"start_adjacent must be an int in \[0, 1\]"),
+    ],
+)
+def test_t1_bad_room_knobs_are_named(knobs, message):
+    with pytest.raises(ValueError, match=message):
+        drill_setup("t1_sync", players=2, **knobs)
+
+
+def test_start_adjacent_needs_at_most_four_agents():
+    with pytest.raises(ValueError, match="start_adjacent needs P <= 4, got 5"):
+        drill_setup("t2_busy", players=5, start_adjacent=1)
