@@ -10,7 +10,7 @@ Run from the repository root::
 grid point by mean tuning ``eval_success`` (ties: ``eval_return``) and trains it on the given
 seeds; ``summary`` writes IQM and mean with 95 % bootstrap intervals per (task, method).
 Everything is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config
-and the git SHA; ``curves.csv``: one row per update). A run already in ``runs.csv`` is skipped,
+and the git SHA; ``curves.csv``: one row per update of the final runs). A run already in ``runs.csv`` is skipped,
 so an interrupted command resumes where it stopped.
 """
 
@@ -91,7 +91,8 @@ def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budg
         {**ident, "update": i, **{k: row.get(k, "") for k in CURVE_FIELDS}}
         for i, row in enumerate(curve)
     ]
-    _append(out / "curves.csv", rows)
+    if phase == "final":  # tuning curves would be most of the bytes and feed no figure
+        _append(out / "curves.csv", rows)
     _append(out / "runs.csv", [{**ident, **final, "git_sha": git_sha()}])
     print(f"{phase} {task} {cfg.method} seed={seed} lr={cfg.lr} eps={cfg.eps} beta={cfg.beta} "
           f"delta={cfg.delta}: success {final['eval_success']:.3f} return "

@@ -99,3 +99,21 @@ def test_bad_method_config_is_named():
         MethodConfig("ppo")
     with pytest.raises(ValueError, match="group_size must be an int >= 1, got 0"):
         MethodConfig("srpo_sqrt", group_size=0)
+
+
+@pytest.mark.slow
+def test_alem_drill_task_rollouts_mark_sleepers_inactive_and_pay_only_success():
+    """T2 through the TaskEnv: sleeping agents are outside the active set; returns are a
+    multiple of one agent's achievement weight; groups share their world."""
+    env = TASKS["t2_busy_p4"]()
+    actors = init_actors(jax.random.PRNGKey(0), env, 8, shared=True)
+    batch = jax.jit(collect, static_argnums=(0, 2, 4, 5))(
+        env, actors, True, jax.random.PRNGKey(3), 2, 3
+    )
+    assert batch.obs.shape[:4] == (2, 3, env.horizon, 4)
+    assert not bool(batch.act[:, :, 0].all())  # someone starts asleep (busy_prob 0.5)
+    only_noop = batch.mask.sum(-1) == 1
+    assert bool((batch.act == (~only_noop & batch.valid[..., None])).all())
+    per_agent = env.success_return / 2
+    assert np.allclose(np.asarray(batch.returns) % per_agent, 0.0)
+    np.testing.assert_array_equal(batch.obs[:, 0, 0], batch.obs[:, 1, 0])  # same world per group
