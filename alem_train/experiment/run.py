@@ -161,7 +161,7 @@ TASKS_BASE: dict[str, MethodConfig] = {
     f"t3_chain_n{n}": MethodConfig("igrpo_shared", groups=4) for n in (2, 3, 4, 6, 8)
 }
 """Per-task batch shapes: T3 collects 4 x 8 rollouts, so SeqTR-fresh at n = 8 (8 collections
-per stage) still gets 4 stages from its budget."""
+per stage) still gets 2 stages from its budget."""
 
 if __name__ == "__main__":
     main()
