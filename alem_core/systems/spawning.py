@@ -153,10 +153,9 @@ def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParam
             continue
         cells, counts = base[row], row_counts[row]
         for cell in taken:  # later classes avoid the cells of the earlier ones' new mobs
-            hit = cells[jnp.minimum(cell[0], cells.shape[0] - 1), cell[1]] & (
-                row_ids[:, 0] == cell[0]
-            )
-            counts = counts - hit
+            in_row = row_ids[:, 0] == cell[0]  # no row at all for the off-map "no spawn" cell
+            was_eligible = cells[jnp.minimum(cell[0], cells.shape[0] - 1), cell[1]]
+            counts = counts - (in_row & was_eligible)
             cells = cells & ((row_ids != cell[0]) | (col_ids != cell[1]))
         go = u[row, 0] < plan.chance
         ents, cell = _spawn_one(ents, floor, cells, counts, u[row, 1], go, plan, params)
