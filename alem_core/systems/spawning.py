@@ -138,31 +138,53 @@ def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParam
         The state with at most one new mob per class.
     """
     floor = state.world.floor
-    block = state.world.block
     u = jax.random.uniform(key, (3, 2))  # per class: spawn roll, cell draw
+    plans = _plans(state, static)
+    base = _eligible_cells(state, plans, params, static)
+    # One reduction counts every class's eligible cells per row (one pass over the map instead
+    # of one per class); each class then subtracts the cells the earlier classes spawned on.
+    row_counts = base.sum(axis=2, dtype=jnp.int32)
+    row_ids = jnp.arange(static.map_size[0])[:, None]
+    col_ids = jnp.arange(static.map_size[1])[None, :]
+    mobs, taken = state.mobs, []
+    for row, plan in enumerate(plans):
+        ents = getattr(mobs, _NAMES[plan.mob_class])
+        if ents.alive.shape[1] == 0:  # a class with no slots (StaticParams allows 0)
+            continue
+        cells, counts = base[row], row_counts[row]
+        for cell in taken:  # later classes avoid the cells of the earlier ones' new mobs
+            in_row = row_ids[:, 0] == cell[0]  # no row at all for the off-map "no spawn" cell
+            was_eligible = cells[jnp.minimum(cell[0], cells.shape[0] - 1), cell[1]]
+            counts = counts - (in_row & was_eligible)
+            cells = cells & ((row_ids != cell[0]) | (col_ids != cell[1]))
+        go = u[row, 0] < plan.chance
+        ents, cell = _spawn_one(ents, floor, cells, counts, u[row, 1], go, plan, params)
+        taken.append(cell)
+        mobs = mobs.replace(**{_NAMES[plan.mob_class]: ents})
+    return state.replace(mobs=mobs)
+
+
+def _eligible_cells(
+    state: State, plans: tuple[_Plan, ...], params: Params, static: StaticParams
+) -> jax.Array:
+    """(3, H, W) bool cells each class (``plans`` order) may spawn on, before avoiding the
+    cells of this step's earlier spawns: the right tile in the distance band and free, or on
+    the boss floor the wave's grave tiles."""
+    block = state.world.block
     dist2 = _nearest_player_distance2(state, static)
     free = ~_occupied(state, static)
     # Tile tests by comparison (fuses with the rest) rather than a per-cell table gather.
     ground = jnp.isin(block, jnp.asarray(np.flatnonzero(MOB_SPAWN_TILE)))
     water = block == Block.WATER
-    row_ids = jnp.arange(static.map_size[0])[:, None]
-    col_ids = jnp.arange(static.map_size[1])[None, :]
-    mobs = state.mobs
     graves = wave_cells(block, dist2)
     boss = on_boss_floor(state)
-    for row, plan in enumerate(_plans(state, static)):
+    cells = []
+    for plan in plans:
         tile = jnp.where(jnp.asarray(_AQUATIC)[plan.mob_class, plan.kind], water, ground)
         lo = plan.min_distance
         band = (dist2 > lo * lo) & (dist2 < params.mob_despawn_distance**2)
-        cells = jnp.where(boss, graves, tile & band) & free
-        go = u[row, 0] < plan.chance
-        ents = getattr(mobs, _NAMES[plan.mob_class])
-        if ents.alive.shape[1] == 0:  # a class with no slots (StaticParams allows 0)
-            continue
-        ents, cell = _spawn_one(ents, floor, cells, u[row, 1], go, plan, params)
-        free = free & ((row_ids != cell[0]) | (col_ids != cell[1]))  # later classes avoid it
-        mobs = mobs.replace(**{_NAMES[plan.mob_class]: ents})
-    return state.replace(mobs=mobs)
+        cells.append(jnp.where(boss, graves, tile & band) & free)
+    return jnp.stack(cells)
 
 
 def _nearest_player_distance2(state: State, static: StaticParams) -> jax.Array:
@@ -191,6 +213,7 @@ def _spawn_one(
     ents: Entities,
     floor: jax.Array,
     eligible: jax.Array,
+    row_counts: jax.Array,
     u: jax.Array,
     go: jax.Array,
     plan: _Plan,
@@ -202,6 +225,7 @@ def _spawn_one(
         ents: the class's per-floor slots.
         floor: the current floor.
         eligible: (H, W) bool cells the mob may appear on.
+        row_counts: (H,) int32 eligible cells per row.
         u: () uniform for the cell draw.
         go: () bool the spawn roll succeeded.
         plan: the class's spawn rule.
@@ -211,7 +235,7 @@ def _spawn_one(
         The updated entities and the (2,) cell used (off the map when nothing spawned).
     """
     alive = ents.alive[floor]
-    cell, count = _sample_cell(eligible, u)
+    cell, count = _sample_cell(eligible, row_counts, u)
     room = (alive.sum() < plan.cap) & ~alive.all()
     spawn = go & room & (count > 0)
     slot = jnp.argmin(alive)  # first free slot (room guarantees one exists)
@@ -236,8 +260,11 @@ def _spawn_one(
     return ents, jnp.where(spawn, cell, off_map)
 
 
-def _sample_cell(eligible: jax.Array, u: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Draw a cell uniformly among the True cells of ``eligible`` (H, W) with one uniform ``u``.
+def _sample_cell(
+    eligible: jax.Array, row_counts: jax.Array, u: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """Draw a cell uniformly among the True cells of ``eligible`` (H, W) with one uniform ``u``;
+    ``row_counts`` (H,) int32 are its True cells per row.
 
     The k-th True cell (row-major, k = floor(u * count)) is found in two levels: the row from
     the cumulative row counts, then the column within that row. Two short cumulative sums
@@ -246,7 +273,6 @@ def _sample_cell(eligible: jax.Array, u: jax.Array) -> tuple[jax.Array, jax.Arra
     Returns:
         The (2,) int32 cell and the () number of eligible cells (no valid cell when 0).
     """
-    row_counts = eligible.sum(axis=1, dtype=jnp.int32)
     count = row_counts.sum()
     k = jnp.minimum((u * count).astype(jnp.int32), count - 1)
     through_row = jnp.cumsum(row_counts)
