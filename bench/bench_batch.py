@@ -1,6 +1,7 @@
 """Batched throughput with auto-reset: ``alem_core.BatchRunner`` and ``gymnasium.make_vec``.
 
     python bench/bench_batch.py [--worlds 64 256 1024] [--steps 100] [--horizon 50] [--json f]
+    python bench/bench_batch.py --drill t1_sync [--players 3] --worlds 64 --horizon 64
 
 For each N (default world: 48 x 48, 9-floor state, 3 agents, "medium"), after a warm-up that
 compiles everything (reset, step with the score, reserve refresh):
@@ -15,6 +16,8 @@ Episodes are truncated every ``horizon`` steps, so every world resets ``steps / 
 times inside the timed window and the reserve refreshes (world generation) are included.
 Env-steps/s counts world-steps (each with P agents): N x steps / seconds.
 The load average is printed: on a shared machine the figures scale with the free cores.
+``--drill`` times a coordination drill (``alem_core.drills.drill_setup``, its own 12 x 12 world
+and params, default knobs) instead of the full game; ``make_vec`` is skipped for drills.
 """
 
 from __future__ import annotations
@@ -152,12 +155,20 @@ def main() -> None:
     parser.add_argument("--skip-make-vec", action="store_true")
     parser.add_argument("--scan", action="store_true", help="also the on-device scan path")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--drill", default=None, help="t1_sync, t2_busy or t3_chain")
+    parser.add_argument("--players", type=int, default=None, help="drill team size")
     args = parser.parse_args()
 
     import alem_core
+    from alem_core.drills import drill_setup
 
-    static = alem_core.StaticParams(player_count=3)
-    params = alem_core.make_params("medium", max_timesteps=args.horizon)
+    if args.drill:
+        static, params = drill_setup(args.drill, args.players, args.horizon)
+        args.skip_make_vec = True  # the registered Gymnasium env is the full game
+        print(f"drill {args.drill}: {static}")
+    else:
+        static = alem_core.StaticParams(player_count=3)
+        params = alem_core.make_params("medium", max_timesteps=args.horizon)
     print(f"jax {jax.__version__} on {jax.devices()}, load average {_load()}")
     results = []
     for n in args.worlds:
