@@ -27,7 +27,7 @@ import optax
 from jax import Array
 
 from alem_train.experiment.envs import TaskEnv
-from alem_train.experiment.rollouts import Batch, collect, log_prob, team_logits
+from alem_train.experiment.rollouts import Batch, collect, init_actors, log_prob, team_logits
 from alem_train.networks import init_mlp, mlp
 from alem_train.objectives import (
     broadcast_outcome_adv,
@@ -148,8 +148,6 @@ def _mappo_loss(params, batch: Batch, targets, cfg: MethodConfig):
 
 def init_params(key: Array, env: TaskEnv, cfg: MethodConfig):
     """``{"actor": ..., "critic": ...}`` (MAPPO) or ``{"actor": ...}``."""
-    from alem_train.experiment.rollouts import init_actors
-
     k_actor, k_critic = jax.random.split(key)
     params = {"actor": init_actors(k_actor, env, cfg.hidden, cfg.shared)}
     if cfg.method == "mappo":

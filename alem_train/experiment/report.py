@@ -13,9 +13,6 @@ from pathlib import Path
 
 from alem_train.experiment.stats import summarise
 
-NUMERIC = {"seed", "budget", "lr", "eps", "beta", "delta", "epochs", "groups", "group_size",
-           "hidden", "max_grad_norm", "gamma", "lam", "value_clip", "value_coef"}  # fmt: skip
-
 
 def _value(key: str, text: str):
     if text == "" or key in ("phase", "task", "method", "git_sha"):

@@ -114,7 +114,7 @@ def best_configs(out: Path, task: str, budget: int) -> dict[str, MethodConfig]:
         for r in load_rows(out / "runs.csv")
         if r["phase"] == "tune" and r["task"] == task and r["budget"] == budget
     ]
-    fields = tuple(f for f in MethodConfig.__dataclass_fields__ if f != "method")
+    fields = CONFIG_KEYS
     first = SELECT_BY.get(task.split("_")[0], "eval_success")
     order = (first, "eval_return" if first == "eval_success" else "eval_success")
     best: dict[str, tuple] = {}
