@@ -13,7 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from alem_train.experiment.report import group_rows, load_rows, summary_rows
+from alem_train.experiment.stats import summarise
 
+SWEPT = ("group_size", "delta")
+"""The variables the ablation phase varies (``run.py ablation``)."""
 REGRESSION_DROP = 0.1
 """A regression event: the on-policy success rate falls by at least this much in one update."""
 
@@ -151,6 +154,50 @@ def tuning_sensitivity(runs: list[dict], task: str, path: Path) -> Path:
     return path
 
 
+def sweep(runs: list[dict], task: str, variable: str, score: str = "eval_return") -> dict:
+    """{method: [(value, IQM, lo, hi, seeds)]}: ``score`` against ``variable`` (``group_size``
+    or ``delta``) over the final runs (the default point) and the ablation runs of ``task``."""
+    rows = [r for r in runs if r["task"] == task and r["phase"] in ("final", "ablation")]
+    out: dict[str, list] = {}
+    for (method, value), seeds in sorted(group_rows(rows, ("method", variable)).items()):
+        stats = summarise([r[score] for r in seeds])
+        out.setdefault(method, []).append(
+            (value, stats["iqm"], stats["iqm_lo"], stats["iqm_hi"], stats["n"])
+        )
+    return {m: points for m, points in out.items() if len(points) > 1}
+
+
+def sweep_plot(runs: list[dict], task: str, variable: str, path: Path) -> Path:
+    """``sweep`` as lines with 95 % bootstrap intervals of the IQM, log x."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, (method, points) in enumerate(sorted(sweep(runs, task, variable).items())):
+        x, centre, lo, hi, _ = map(np.asarray, zip(*points, strict=True))
+        x = x * (1 + 0.04 * (i - 4))  # spread the methods apart a little on the log axis
+        ax.errorbar(x, centre, yerr=[centre - lo, hi - centre], fmt="o-", label=method, ms=3)
+    ax.set_xscale("log")
+    ax.set_xlabel(variable)
+    ax.set_ylabel("eval return (IQM, 95 % CI over seeds)")
+    ax.set_title(f"{task}: {variable} ablation")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def stale_gap_by_delta(curves: list[dict], task: str) -> dict[tuple[str, float], float]:
+    """{(method, δ): mean |stale gap| per stage} over the final and ablation runs of ``task``."""
+    gaps: dict[tuple[str, float], list[float]] = {}
+    for row in curves:
+        if row["task"] != task or row["phase"] == "tune":
+            continue
+        gap = row["stale_gap_abs"]
+        if gap != "" and not math.isnan(gap):
+            gaps.setdefault((row["method"], row["delta"]), []).append(gap)
+    return {k: float(np.mean(v)) for k, v in sorted(gaps.items())}
+
+
 def write_all(out: Path) -> list[Path]:
     """Every figure the CSVs under ``out`` support, as PNG in ``out``."""
     out = Path(out)
@@ -163,6 +210,10 @@ def write_all(out: Path) -> list[Path]:
         paths.append(tuning_sensitivity(runs, task, out / f"tuning_{task}.png"))
     if stale_gaps(curves):
         paths.append(stale_gap_plot(curves, out / "stale_gap_t3.png"))
+    ablations = [r for r in runs if r["phase"] == "ablation"]
+    for task, variable in sorted({(r["task"], v) for r in ablations for v in SWEPT}):
+        if sweep(runs, task, variable):
+            paths.append(sweep_plot(runs, task, variable, out / f"{variable}_{task}.png"))
     return paths
 
 

@@ -2,7 +2,8 @@
 
 ``runs.csv`` holds one row per run, ``curves.csv`` one row per update (see ``run.py``).
 ``write_summary`` writes ``summary.csv``: per (phase, task, method) the number of seeds and the
-IQM and mean of ``eval_success`` and ``eval_return`` with 95 % bootstrap intervals.
+IQM and mean of ``eval_success`` and ``eval_return`` with 95 % bootstrap intervals; and
+``ablation_summary.csv``, the same per (task, method, group size, δ) for the ablation runs.
 """
 
 from __future__ import annotations
@@ -36,12 +37,18 @@ def group_rows(rows: list[dict], keys: tuple[str, ...]) -> dict[tuple, list[dict
     return dict(groups)
 
 
+VARIANT_KEYS = {"ablation": ("group_size", "delta")}
+"""What tells a phase's runs of one (task, method) apart besides the seed."""
+
+
 def summary_rows(runs: list[dict], phase: str = "final") -> list[dict]:
-    """One row per (task, method) of ``phase`` with IQM/mean and intervals of both scores."""
+    """One row per (task, method[, variant]) of ``phase`` with IQM/mean and intervals of both
+    scores."""
     out = []
     chosen = [r for r in runs if r["phase"] == phase]
-    for (task, method), rows in sorted(group_rows(chosen, ("task", "method")).items()):
-        row = {"phase": phase, "task": task, "method": method}
+    keys = ("task", "method", *VARIANT_KEYS.get(phase, ()))
+    for ident, rows in sorted(group_rows(chosen, keys).items()):
+        row = {"phase": phase, **dict(zip(keys, ident, strict=True))}
         for score in ("eval_success", "eval_return"):
             stats = summarise([r[score] for r in rows])
             row.update({f"{score}_{k}": v for k, v in stats.items()})
@@ -56,10 +63,7 @@ def summary_rows(runs: list[dict], phase: str = "final") -> list[dict]:
     return out
 
 
-def write_summary(out: Path) -> Path:
-    runs = load_rows(Path(out) / "runs.csv")
-    rows = summary_rows(runs, "final") or summary_rows(runs, "tune")
-    path = Path(out) / "summary.csv"
+def _write(path: Path, rows: list[dict]) -> Path:
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -67,4 +71,16 @@ def write_summary(out: Path) -> Path:
     return path
 
 
-__all__ = ["group_rows", "load_rows", "summary_rows", "write_summary"]
+def write_summary(out: Path) -> Path:
+    """``summary.csv`` (the final runs, else the tuning runs) and, where there are ablation
+    runs, ``ablation_summary.csv``; returns the first."""
+    runs = load_rows(Path(out) / "runs.csv")
+    ablations = summary_rows(runs, "ablation")
+    if ablations:
+        _write(Path(out) / "ablation_summary.csv", ablations)
+    return _write(
+        Path(out) / "summary.csv", summary_rows(runs, "final") or summary_rows(runs, "tune")
+    )
+
+
+__all__ = ["VARIANT_KEYS", "group_rows", "load_rows", "summary_rows", "write_summary"]

@@ -4,11 +4,14 @@ Run from the repository root::
 
     python -m alem_train.experiment.run tune  --tasks t0_climbing_n2 --seeds 0 1 2
     python -m alem_train.experiment.run final --tasks t0_climbing_n2 --seeds 100 101 ... 109
+    python -m alem_train.experiment.run ablation --tasks t0_climbing_n2 --group-size 2 16 ...
     python -m alem_train.experiment.run summary
 
 ``tune`` trains every method on every grid point; ``final`` takes each (task, method)'s best
 grid point by its mean tuning score (``SELECT_BY``) and trains it on the given seeds;
-``summary`` writes IQM and mean with 95 % bootstrap intervals per (task, method). Everything
+``ablation`` does the same with the group size and/or δ replaced by each of the given values
+(ALGORITHMS.md 5.3's G = 2 and 16 on T0, the δ sweep of H3); ``summary`` writes IQM and mean
+with 95 % bootstrap intervals per (task, method), and per variant for the ablations. Everything
 is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config and the git
 SHA; ``curves.csv``: one row per update of the final runs). A run already in ``runs.csv`` is
 skipped, so an interrupted command resumes where it stopped.
@@ -91,7 +94,7 @@ def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budg
         {**ident, "update": i, **{k: row.get(k, "") for k in CURVE_FIELDS}}
         for i, row in enumerate(curve)
     ]
-    if phase == "final":  # tuning curves would be most of the bytes and feed no figure
+    if phase != "tune":  # tuning curves would be most of the bytes and feed no figure
         _append(out / "curves.csv", rows)
     _append(out / "runs.csv", [{**ident, **final, "git_sha": git_sha()}])
     print(f"{phase} {task} {cfg.method} seed={seed} lr={cfg.lr} eps={cfg.eps} beta={cfg.beta} "
@@ -131,9 +134,26 @@ def _config(method: str, values: dict) -> MethodConfig:
     return MethodConfig(method=method, **typed)
 
 
+def ablation_configs(
+    configs: list[MethodConfig], group_sizes: tuple[int, ...], deltas: tuple[float, ...]
+) -> list[MethodConfig]:
+    """Each config with its group size and δ replaced by every given value (an empty list keeps
+    the config's own); δ varies only for the sequential methods, which use it."""
+    if not group_sizes and not deltas:
+        raise SystemExit("ablation needs --group-size and/or --delta values")
+    out = []
+    for cfg in configs:
+        if not group_sizes and cfg.method not in SEQUENTIAL:
+            continue  # a δ sweep leaves it unchanged: its run is the final one
+        sizes = group_sizes or (cfg.group_size,)
+        bounds = deltas if deltas and cfg.method in SEQUENTIAL else (cfg.delta,)
+        out += [replace(cfg, group_size=g, delta=d) for g in sizes for d in bounds]
+    return list(dict.fromkeys(out))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("phase", choices=("tune", "final", "summary"))
+    parser.add_argument("phase", choices=("tune", "final", "ablation", "summary"))
     parser.add_argument("--tasks", nargs="+", default=["t0_climbing_n2"], choices=sorted(TASKS))
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
@@ -143,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="final: skip tuning and use DEFAULT_POINT (the cut stated in the README)",
     )
+    parser.add_argument("--group-size", nargs="+", type=int, default=(), help="ablation: G values")
+    parser.add_argument("--delta", nargs="+", type=float, default=(), help="ablation: δ values")
     parser.add_argument("--budget", type=int, default=None, help="env steps (default per task)")
     parser.add_argument("--out", type=Path, default=Path("results/coordination_gap"))
     args = parser.parse_args(argv)
@@ -162,6 +184,8 @@ def main(argv: list[str] | None = None) -> None:
         else:
             best = best_configs(args.out, task, budget)
             configs = [best[m] for m in args.methods if m in best]
+        if args.phase == "ablation":
+            configs = ablation_configs(configs, args.group_size, args.delta)
         for cfg, seed in itertools.product(configs, args.seeds):
             run_one(args.out, args.phase, task, cfg, seed, budget)
 

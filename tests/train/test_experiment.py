@@ -13,6 +13,7 @@ from alem_train.drills import matrix_games
 from alem_train.experiment import run as runner
 from alem_train.experiment.envs import matrix_task
 from alem_train.experiment.methods import METHODS, MethodConfig
+from alem_train.experiment.report import summary_rows
 from alem_train.experiment.rollouts import collect, init_actors
 from alem_train.experiment.stats import bootstrap_ci, iqm, summarise
 from alem_train.experiment.tasks import TASKS
@@ -81,6 +82,30 @@ def test_runner_skips_finished_runs_and_picks_the_best_grid_point(tmp_path, monk
     best = runner.best_configs(tmp_path, "tiny", 32)["igrpo_shared"]
     scores = {float(r["lr"]): (float(r["eval_success"]), float(r["eval_return"])) for r in rows}
     assert scores[best.lr] == max(scores.values())
+
+
+def test_ablation_varies_group_size_for_all_and_delta_only_for_sequential_methods(tmp_path):
+    base = [MethodConfig("igrpo_shared", **SMALL), MethodConfig("seqtr_fresh", **SMALL)]
+    both = runner.ablation_configs(base, (2, 16), (0.005, 0.08))
+    assert sorted((c.method, c.group_size, c.delta) for c in both) == [
+        ("igrpo_shared", 2, 0.02), ("igrpo_shared", 16, 0.02),
+        ("seqtr_fresh", 2, 0.005), ("seqtr_fresh", 2, 0.08),
+        ("seqtr_fresh", 16, 0.005), ("seqtr_fresh", 16, 0.08),
+    ]  # fmt: skip
+    only_delta = runner.ablation_configs(base, (), (0.005,))
+    assert [(c.method, c.group_size, c.delta) for c in only_delta] == [("seqtr_fresh", 4, 0.005)]
+    with pytest.raises(SystemExit, match="needs --group-size"):
+        runner.ablation_configs(base, (), ())
+    rows = [
+        {"phase": "ablation", "task": "t", "method": "m", "group_size": g, "delta": 0.02,
+         "seed": s, "eval_success": 0.0, "eval_return": g + s, "env_steps": 1, "grad_steps": 1,
+         "probe_env_steps": 0, "env_steps_per_s": 1, "lr": 1e-3, "eps": 0.2, "beta": 0.0}
+        for g in (2, 16) for s in (0, 1, 2)
+    ]  # fmt: skip
+    summary = summary_rows(rows, "ablation")
+    assert [(r["group_size"], r["eval_return_n"], r["eval_return_mean"]) for r in summary] == [
+        (2, 3, 3.0), (16, 3, 17.0)
+    ]  # fmt: skip
 
 
 def test_iqm_and_bootstrap_intervals():
