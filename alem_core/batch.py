@@ -50,8 +50,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from alem_core.api import reset as core_reset
 from alem_core.api import step as core_step
@@ -60,8 +58,6 @@ from alem_core.masking import action_mask
 from alem_core.params import Params, StaticParams
 from alem_core.score import score
 from alem_core.state import State
-
-WORLD_AXIS = "worlds"
 
 
 class Batch(NamedTuple):
@@ -382,23 +378,6 @@ def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chun
     return jax.lax.while_loop(pending, lambda b: refresh(b, params, static, chunk), batch)
 
 
-def world_sharding(num_worlds: int, devices=None) -> NamedSharding | None:
-    """A sharding of the world axis over ``devices`` (default: all local devices).
-
-    Returns None for one device. Raises ValueError if ``num_worlds`` does not divide evenly.
-    """
-    devices = list(jax.local_devices() if devices is None else devices)
-    if len(devices) == 1:
-        return None
-    if num_worlds % len(devices):
-        raise ValueError(
-            f"num_worlds={num_worlds} must be a multiple of the {len(devices)} local devices "
-            "to shard the worlds over them"
-        )
-    mesh = Mesh(np.asarray(devices), (WORLD_AXIS,))
-    return NamedSharding(mesh, PartitionSpec(WORLD_AXIS))
-
-
 __all__ = [
     "Batch",
     "BatchOutput",
@@ -415,5 +394,4 @@ __all__ = [
     "slot_keys",
     "step",
     "step_worlds",
-    "world_sharding",
 ]

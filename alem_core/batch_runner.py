@@ -23,6 +23,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from alem_core import batch as core_batch
 from alem_core.params import Params, StaticParams
@@ -40,6 +41,26 @@ class Compiled(NamedTuple):
     scores: Callable
     plan: Callable
     install: Callable
+
+
+WORLD_AXIS = "worlds"
+
+
+def world_sharding(num_worlds: int, devices=None) -> NamedSharding | None:
+    """A sharding of the world axis over ``devices`` (default: all local devices).
+
+    Returns None for one device. Raises ValueError if ``num_worlds`` does not divide evenly.
+    """
+    devices = list(jax.local_devices() if devices is None else devices)
+    if len(devices) == 1:
+        return None
+    if num_worlds % len(devices):
+        raise ValueError(
+            f"num_worlds={num_worlds} must be a multiple of the {len(devices)} local devices "
+            "to shard the worlds over them"
+        )
+    mesh = Mesh(np.asarray(devices), (WORLD_AXIS,))
+    return NamedSharding(mesh, PartitionSpec(WORLD_AXIS))
 
 
 def _plan(batch: core_batch.Batch, chunk: int):
@@ -115,7 +136,7 @@ class BatchRunner:
     @property
     def sharding(self):
         """The world-axis ``NamedSharding`` in use, or None (one device or ``shard=False``)."""
-        return core_batch.world_sharding(self.num_worlds) if self.shard else None
+        return world_sharding(self.num_worlds) if self.shard else None
 
     def reset(self, seed: int) -> core_batch.BatchOutput:
         """Start every slot's episode 0 from ``seed``; the same seed gives the same episodes.
@@ -193,4 +214,11 @@ class BatchRunner:
         self.refreshes += 1
 
 
-__all__ = ["BatchRunner", "Compiled", "compiled_batch", "default_chunk", "seed_key"]
+__all__ = [
+    "BatchRunner",
+    "Compiled",
+    "compiled_batch",
+    "default_chunk",
+    "seed_key",
+    "world_sharding",
+]

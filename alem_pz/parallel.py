@@ -67,9 +67,9 @@ from alem_core.metrics import COOPERATION_METRICS
 from alem_core.observation_parts import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
 from alem_pz import rendering, scoring, warmup
+from alem_pz.actions import action_array
 from alem_pz.compiled import compiled_core, key_from_seed
 
-NOOP = 0
 _FLOAT_METRICS = {"give_success_rate", "friendly_fire_damage"}
 OBS_HIGH = 100.0
 """Upper bound of every observation entry (raw counts are capped at 99)."""
@@ -89,18 +89,6 @@ def _plain_metrics(row: np.ndarray) -> dict[str, float | int]:
         name: float(v) if name in _FLOAT_METRICS else round(float(v))
         for name, v in zip(COOPERATION_METRICS, row, strict=True)
     }
-
-
-def _as_int(value: Any) -> int | None:
-    """``value`` as an int if it is an integer scalar (Python, numpy or 0-d array), else None."""
-    if isinstance(value, (bool, np.bool_)):
-        return None
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    is_array = isinstance(value, (np.ndarray, jax.Array))
-    if is_array and value.shape == () and np.issubdtype(value.dtype, np.integer):
-        return int(value)
-    return None
 
 
 class AlemParallelEnv(ParallelEnv):
@@ -313,45 +301,7 @@ class AlemParallelEnv(ParallelEnv):
                 f"step({actions!r}) called after the episode ended (env.agents is empty); "
                 "call reset() to start a new episode"
             )
-        if not isinstance(actions, Mapping):
-            raise ValueError(
-                f"actions must be a dict {{agent: int}} for agents {self.agents}, got {actions!r}"
-            )
-        out = np.full((self.static.player_count,), NOOP, np.int32)
-        for agent, value in actions.items():
-            if agent not in self._index:
-                raise ValueError(
-                    f"action {value!r} given for unknown agent {agent!r}; "
-                    f"agents are {self.possible_agents}"
-                )
-            if agent not in self.agents:
-                raise ValueError(
-                    f"action {value!r} given for agent {agent!r}, which has left the episode; "
-                    f"live agents are {self.agents}"
-                )
-            out[self._index[agent]] = self._check_action(agent, value)
-        missing = [a for a in self.agents if a not in actions]
-        if missing:
-            raise ValueError(
-                f"no action given for agent(s) {missing} (got actions {dict(actions)!r}); "
-                f"step() needs one action for every agent in env.agents"
-            )
-        return out
-
-    def _check_action(self, agent: str, value: Any) -> int:
-        n = self._num_actions
-        integer = _as_int(value)
-        if integer is None:
-            raise ValueError(
-                f"action for agent {agent!r} must be an integer in [0, {n - 1}], "
-                f"got {value!r} (type {type(value).__name__})"
-            )
-        if not 0 <= integer < n:
-            raise ValueError(
-                f"action for agent {agent!r} is out of range: got {value!r}, "
-                f"expected an integer in [0, {n - 1}]"
-            )
-        return integer
+        return action_array(actions, self.agents, self.possible_agents, self._num_actions)
 
     def _unpack(self, packed: np.ndarray, acting: list[str]):
         """Per-agent dicts from the host copy of ``_pack``'s array."""
