@@ -83,6 +83,13 @@ CURVE_FIELDS = (
 )  # fmt: skip
 
 
+def keeps_curves(phase: str, method: str) -> bool:
+    """Per-update rows are kept for the final runs and for the sequential methods' ablations
+    (the stale gap and KL against δ); tuning and the other ablations' curves would be most of
+    the bytes (T0 with G = 2 makes 640 updates per run) and feed no figure."""
+    return phase == "final" or (phase == "ablation" and method in SEQUENTIAL)
+
+
 def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budget: int) -> bool:
     """Train and record one run unless ``runs.csv`` has it; True when it ran."""
     ident = {"phase": phase, "task": task, "method": cfg.method, "seed": seed, "budget": budget}
@@ -94,7 +101,7 @@ def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budg
         {**ident, "update": i, **{k: row.get(k, "") for k in CURVE_FIELDS}}
         for i, row in enumerate(curve)
     ]
-    if phase != "tune":  # tuning curves would be most of the bytes and feed no figure
+    if keeps_curves(phase, cfg.method):
         _append(out / "curves.csv", rows)
     _append(out / "runs.csv", [{**ident, **final, "git_sha": git_sha()}])
     print(f"{phase} {task} {cfg.method} seed={seed} lr={cfg.lr} eps={cfg.eps} beta={cfg.beta} "
