@@ -136,60 +136,85 @@ def _surrogate(spec, logits_new, logits_old, batch, adv) -> Array:
 
 
 class _Epochs(NamedTuple):
-    params: Any  # the parameters kept so far
-    logits: Array  # their logits on the batch
+    params: Any  # the newest parameters, checked against delta at the next iteration
     opt_state: Any
+    kept: Any  # the parameters kept so far
+    logits: Array  # their logits on the batch
     kl: Array  # their exact KL to the stage-start policy
     epochs: Array  # optimiser steps kept
     tried: Array  # optimiser steps taken
-    stopped: Array  # the last step crossed delta
+    stopped: Array  # the newest step crossed delta (the early stop fired)
+    done: Array
 
 
-def _run_epochs(spec, p_start, logits_start, batch, terms, threshold, max_epochs) -> _Epochs:
-    """Optimiser steps until ``max_epochs`` or the first whose exact KL exceeds delta."""
+def _step_from(spec, params, opt_state, logits, pull, batch, terms):
+    """One optimiser step, its gradient pulled back from the loss's gradient in the logits."""
+
+    def loss_of(logits):
+        return _loss(spec, logits, batch, terms, spec.loss.beta)
+
+    grad_logits, _ = jax.grad(loss_of, has_aux=True)(logits)
+    (grads,) = pull(grad_logits)
+    updates, opt_state = spec.optimizer.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state
+
+
+def _run_epochs(spec, p_start, batch, terms_of, threshold, max_epochs):
+    """Optimiser steps until ``max_epochs`` or the first whose exact KL exceeds delta.
+
+    Each iteration computes the newest parameters' logits once: they give that step's KL
+    check and, through their VJP, the next step's gradient (skipped once the loop stops).
+    ``terms_of`` builds the loss constants from the stage-start logits.
+    """
 
     def agent_logits(params):
         return spec.policy_logits(params, batch.obs, spec.agent)
 
-    def loss_of(params):
-        return _loss(spec, agent_logits(params), batch, terms, spec.loss.beta)
+    logits_start, pull = jax.vjp(agent_logits, p_start)
+    terms = terms_of(logits_start)
+    opt_state = spec.optimizer.init(p_start)
+    first, opt_state = _step_from(spec, p_start, opt_state, logits_start, pull, batch, terms)
 
-    def going(state: _Epochs) -> Array:
-        return jnp.logical_and(~state.stopped, state.tried < max_epochs)
-
-    def epoch(state: _Epochs) -> _Epochs:
-        grads, _ = jax.grad(loss_of, has_aux=True)(state.params)
-        updates, opt_state = spec.optimizer.update(grads, state.opt_state, state.params)
-        candidate = optax.apply_updates(state.params, updates)
-        logits = agent_logits(candidate)
+    def iteration(state: _Epochs) -> _Epochs:
+        logits, pull = jax.vjp(agent_logits, state.params)
         kl = _visited_kl(spec, logits, logits_start, batch)
         violated = kl > threshold
         accept = jnp.logical_or(~violated, spec.keep_violation)
+        go_on = jnp.logical_and(~violated, state.tried < max_epochs)
+        params, opt_state = jax.lax.cond(
+            go_on,
+            lambda: _step_from(spec, state.params, state.opt_state, logits, pull, batch, terms),
+            lambda: (state.params, state.opt_state),
+        )
 
         def pick(new, old):
             return jax.tree.map(lambda a, b: jnp.where(accept, a, b), new, old)
 
         return _Epochs(
-            pick(candidate, state.params),
-            pick(logits, state.logits),
+            params,
             opt_state,
+            pick(state.params, state.kept),
+            pick(logits, state.logits),
             jnp.where(accept, kl, state.kl),
             state.epochs + accept.astype(jnp.int32),
-            state.tried + 1,
+            state.tried + go_on.astype(jnp.int32),
             violated,
+            ~go_on,
         )
 
-    zero = jnp.zeros((), jnp.int32)
+    false = jnp.zeros((), bool)
     start = _Epochs(
+        first,
+        opt_state,
         p_start,
         logits_start,
-        spec.optimizer.init(p_start),
         jnp.zeros((), logits_start.dtype),
-        zero,
-        zero,
-        jnp.zeros((), bool),
+        jnp.zeros((), jnp.int32),
+        jnp.ones((), jnp.int32),
+        false,
+        false,
     )
-    return jax.lax.while_loop(going, epoch, start)
+    return logits_start, jax.lax.while_loop(lambda s: ~s.done, iteration, start)
 
 
 @partial(jax.jit, static_argnames=("spec",))
@@ -212,7 +237,6 @@ def agent_substep(p_i, batch, other, happo, p_ref, threshold, max_epochs, *, spe
     ``surrogate_other`` on ``other`` (when given) of the new against the stage-start policy.
     """
     TRACES[spec.agent] += 1
-    logits_start = spec.policy_logits(p_i, batch.obs, spec.agent)
     adv = _advantage(batch, spec.loss)
     logp_ref = None
     if p_ref is not None:
@@ -223,8 +247,11 @@ def agent_substep(p_i, batch, other, happo, p_ref, threshold, max_epochs, *, spe
         correction = happo_factor(
             logp_now, logp_behaviour, batch.act, batch.valid, updated, spec.happo_max_factor
         )
-    terms = _Terms(adv, _columns(spec, logits_start, batch), logp_ref, correction)
-    run = _run_epochs(spec, p_i, logits_start, batch, terms, threshold, max_epochs)
+
+    def terms_of(logits_start):
+        return _Terms(adv, _columns(spec, logits_start, batch), logp_ref, correction)
+
+    logits_start, run = _run_epochs(spec, p_i, batch, terms_of, threshold, max_epochs)
     log = {
         "epochs": run.epochs,
         "stopped": run.stopped,
@@ -232,7 +259,7 @@ def agent_substep(p_i, batch, other, happo, p_ref, threshold, max_epochs, *, spe
         "surrogate_used": _surrogate(spec, run.logits, logits_start, batch, adv),
     }
     if other is not None:
-        new_logits = spec.policy_logits(run.params, other.obs, spec.agent)
+        new_logits = spec.policy_logits(run.kept, other.obs, spec.agent)
         old_logits = spec.policy_logits(p_i, other.obs, spec.agent)
         other_adv = _advantage(other, spec.loss)
         log["surrogate_other"] = _surrogate(spec, new_logits, old_logits, other, other_adv)
@@ -240,7 +267,7 @@ def agent_substep(p_i, batch, other, happo, p_ref, threshold, max_epochs, *, spe
     if happo is not None:
         new_logp = _logp_of(run.logits, batch.actions[..., spec.agent])
         logp_now = happo[0].at[..., spec.agent].set(new_logp)
-    return run.params, logp_now, log
+    return run.kept, logp_now, log
 
 
 @partial(jax.jit, static_argnames=("policy_logits",))
