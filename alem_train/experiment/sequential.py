@@ -23,14 +23,16 @@ from jax import Array
 from alem_train.experiment.envs import TaskEnv
 from alem_train.experiment.methods import ADV_DDOF, ADV_EPS, ADV_SINGLETON, MethodConfig
 from alem_train.experiment.rollouts import collect
-from alem_train.networks import mlp, with_agent_id
+from alem_train.networks import mlp
 from alem_train.objectives import Rollout, SeqTRSettings, team_tr_stage
 
 
 def agent_logits(agent_actor, obs_and_mask, agent: int) -> Array:
     """[B,G,T,A] masked logits of ``agent`` under its own actor (``team_tr_stage``'s hook)."""
     obs, mask = obs_and_mask
-    x = with_agent_id(obs, obs.shape[-2])[..., agent, :]
+    own = obs[..., agent, :]  # sliced first: an id on every agent's row would copy them all
+    agent_id = jax.nn.one_hot(agent, obs.shape[-2], dtype=obs.dtype)
+    x = jnp.concatenate([own, jnp.broadcast_to(agent_id, (*own.shape[:-1], obs.shape[-2]))], -1)
     return jnp.where(mask[..., agent, :], mlp(agent_actor, x), -jnp.inf)
 
 
