@@ -23,14 +23,16 @@ from jax import Array
 from alem_train.experiment.envs import TaskEnv
 from alem_train.experiment.methods import ADV_DDOF, ADV_EPS, ADV_SINGLETON, MethodConfig
 from alem_train.experiment.rollouts import collect
-from alem_train.networks import mlp, with_agent_id
+from alem_train.networks import mlp
 from alem_train.objectives import Rollout, SeqTRSettings, team_tr_stage
 
 
 def agent_logits(agent_actor, obs_and_mask, agent: int) -> Array:
     """[B,G,T,A] masked logits of ``agent`` under its own actor (``team_tr_stage``'s hook)."""
     obs, mask = obs_and_mask
-    x = with_agent_id(obs, obs.shape[-2])[..., agent, :]
+    own = obs[..., agent, :]  # sliced first: an id on every agent's row would copy them all
+    agent_id = jax.nn.one_hot(agent, obs.shape[-2], dtype=obs.dtype)
+    x = jnp.concatenate([own, jnp.broadcast_to(agent_id, (*own.shape[:-1], obs.shape[-2]))], -1)
     return jnp.where(mask[..., agent, :], mlp(agent_actor, x), -jnp.inf)
 
 
@@ -53,7 +55,7 @@ class SequentialTrainer:
 
     def __init__(self, env: TaskEnv, cfg: MethodConfig) -> None:
         self.env, self.cfg = env, cfg
-        self.collected: list[tuple[int, float, float]] = []  # (env steps, success, return)
+        self.collected: list = []  # per collection (env steps, success, return), on device
         self.settings = SeqTRSettings(
             eps_lo=cfg.eps,
             eps_hi=cfg.eps,
@@ -69,7 +71,8 @@ class SequentialTrainer:
         cfg, env = self.cfg, self.env
         batch = _collect_separate(env, stack_team(team), key, cfg.groups, cfg.group_size)
         success = (batch.returns >= env.success_return - 1e-6).mean()
-        self.collected.append((int(batch.valid.sum()), float(success), float(batch.returns.mean())))
+        # kept on the device: reading them here would stall the stage at every collection
+        self.collected.append((batch.valid.sum(), success, batch.returns.mean()))
         return Rollout(
             (batch.obs, batch.mask), batch.actions, batch.act, batch.valid, batch.returns
         )
@@ -96,11 +99,12 @@ class SequentialTrainer:
             settings=self.settings,
             reference=reference if cfg.beta != 0.0 else None,
         )
-        training = self.collected[: n if fresh else 1]
+        collected = [(int(s), float(w), float(r)) for s, w, r in jax.device_get(self.collected)]
+        training = collected[: n if fresh else 1]
         gaps = [u.stale_gap for u in log.updates if u.stale_gap is not None and u.agent != order[0]]
         metrics = {
             "env_steps": sum(c[0] for c in training),
-            "probe_env_steps": sum(c[0] for c in self.collected[len(training) :]),
+            "probe_env_steps": sum(c[0] for c in collected[len(training) :]),
             "grad_steps": sum(u.epochs for u in log.updates),
             "train_success": sum(c[1] for c in training) / len(training),
             "train_return": sum(c[2] for c in training) / len(training),
