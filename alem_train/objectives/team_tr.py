@@ -13,7 +13,7 @@ One stage, for k = 1..n with agent i = sigma_k:
 2. group-normalised outcome advantages (``group_norm_adv`` on the team return);
 3. optionally (``happo_correction``) the advantage times HAPPO's factor, the product of the
    already-updated agents' ratios on that batch (stop-grad, clipped). With ``resample=True``
-   those agents' ratios are 1 on a fresh batch, so the factor is 1;
+   those agents' ratios are 1 on a fresh batch, so the factor is 1 (and is not computed);
 4. up to ``max_epochs`` full-batch optimiser steps on agent i's parameters only; after each, the
    exact mean KL(pi_new || pi_old) over agent i's visited states (active rows) is computed from
    the logits, and the loop stops once it exceeds ``delta``;
@@ -100,22 +100,10 @@ class StageLog:
     updates: list[AgentUpdateLog] = field(default_factory=list)
 
 
-class _Stage(NamedTuple):
-    """What stays fixed during one stage."""
-
-    policy_logits: PolicyLogits
-    optimizer: optax.GradientTransformation
-    delta: float
-    max_epochs: int
-    settings: SeqTRSettings
-    reference: Sequence[Any] | None
-
-
-def _substep_spec(stage: _Stage, agent: int) -> SubStepSpec:
-    s = stage.settings
+def _substep_spec(policy_logits, optimizer, s: SeqTRSettings, agent: int) -> SubStepSpec:
     loss = LossSpec(s.eps_lo, s.eps_hi, s.beta, s.agg, s.adv_eps, s.adv_ddof, s.adv_singleton)
     keep = s.on_violation == "keep"
-    return SubStepSpec(agent, stage.policy_logits, stage.optimizer, loss, keep, s.happo_max_factor)
+    return SubStepSpec(agent, policy_logits, optimizer, loss, keep, s.happo_max_factor)
 
 
 def _update_log(k: int, agent: int, out: dict, resample: bool, delta: float) -> AgentUpdateLog:
@@ -204,7 +192,6 @@ def team_tr_stage(
         log.collections += 1
         return collect(tuple(team), keys[k])
 
-    stage = _Stage(policy_logits, optimizer, delta, max_epochs, settings, reference)
     cached, threshold, outputs = gather(0), kl_threshold(delta), []
     happo = None  # (current team's, collecting team's log-probs on the cached batch)
     if happo_correction and not resample:
@@ -223,7 +210,7 @@ def team_tr_stage(
             reference[agent] if settings.beta != 0.0 else None,
             threshold,
             max_epochs,
-            spec=_substep_spec(stage, agent),
+            spec=_substep_spec(policy_logits, optimizer, settings, agent),
         )
         happo = None if happo is None else (logp_now, happo[1])
         outputs.append(out)

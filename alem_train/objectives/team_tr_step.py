@@ -11,8 +11,9 @@ It computes what the first, Python-driven driver computed (kept as the tests' re
 
 - the agent's stage-start logits on its batch serve as its behaviour log-probs (the loss's
   ``logp_old``) and as the KL baseline of every epoch, instead of being recomputed per epoch;
-- each candidate's logits, computed for its KL check, are kept: the surrogate on the training
-  batch and the agent's new log-probs for the next agents' HAPPO factor reuse them;
+- one forward pass per optimiser step: the newest parameters' logits give that step's KL
+  check, the next step's gradient (through their VJP) and, for the kept parameters, the
+  surrogate on the training batch and the agent's new log-probs for the HAPPO factor;
 - only the agent's own column of the behaviour and reference log-probs is computed, since
   ``seq_tr_agent_loss`` masks every other column out (the other columns hold copies of it).
 """
@@ -144,7 +145,7 @@ class _Epochs(NamedTuple):
     epochs: Array  # optimiser steps kept
     tried: Array  # optimiser steps taken
     stopped: Array  # the newest step crossed delta (the early stop fired)
-    done: Array
+    done: Array  # stopped, or max_epochs steps taken and checked
 
 
 def _step_from(spec, params, opt_state, logits, pull, batch, terms):

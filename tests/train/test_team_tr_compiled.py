@@ -80,11 +80,13 @@ def assert_same_stage(new, old):
                 assert a == pytest.approx(b, rel=RTOL, abs=1e-6), name
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize(
-    ("delta", "beta", "on_violation"),
-    [(0.05, 0.0, "keep"), (0.05, 0.5, "revert"), (1e9, 0.0, "keep")],
-)
+SETTINGS = [(0.05, 0.0, "keep"), (0.05, 0.5, "revert"), (1e9, 0.0, "keep")]
+CASES = [(v, *c) for v in ("stale", "happo", "fresh") for c in SETTINGS] + [
+    (v, *SETTINGS[0]) for v in ("stale-no-probe", "happo-fresh")
+]
+
+
+@pytest.mark.parametrize(("variant", "delta", "beta", "on_violation"), CASES)
 def test_compiled_stage_matches_the_reference_on_the_climbing_game(
     variant, delta, beta, on_violation
 ):
