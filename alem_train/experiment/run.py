@@ -13,7 +13,7 @@ grid point by its mean tuning score (``SELECT_BY``) and trains it on the given s
 (ALGORITHMS.md 5.3's G = 2 and 16 on T0, the δ sweep of H3); ``summary`` writes IQM and mean
 with 95 % bootstrap intervals per (task, method), and per variant for the ablations. Everything
 is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config and the git
-SHA; ``curves.csv``: one row per update of the final runs). A run already in ``runs.csv`` is
+SHA; ``curves.csv``: one row per update, ``keeps_curves``). A run already in ``runs.csv`` is
 skipped, so an interrupted command resumes where it stopped.
 """
 
