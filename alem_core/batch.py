@@ -4,19 +4,15 @@ On the device, in one jitted function (e.g. inside ``lax.scan``)::
 
     batch, out = init(key, num_worlds, params, static)
     batch, out = step(batch, actions, params, static, chunk)   # actions (N, P) int
-    batch = refresh_until_ready(batch, params, static, chunk)  # regenerate used reserves
 
-``BatchRunner`` (``batch_runner.py``) runs the same pieces as separate jitted calls and decides
-on the host which are needed: ``step_worlds`` every call, ``reset_pending`` only after a world
-ended, ``refresh`` (``refresh_plan``/``generate``/``install``) only when reserves are used up.
-It reads the few counters it decides on from the previous call, after dispatching the current
-``step_worlds``, so the host never waits for the call in flight.
+``BatchRunner`` (``batch_runner.py``) calls the same ``step`` from Python, one jitted call per
+step, and hands the outputs to the Gymnasium vector env.
 
-Auto-reset: a per-slot reserve, refreshed between calls. Every world slot keeps, next to its
-running world, the pre-generated initial state (and its first observation and action mask) of
-its next episode. When a world ends, the next call swaps the reserve in; no world is generated
-inside a step. ``refresh`` regenerates up to ``chunk`` used reserves at once, slots about to
-reset first. Why this and not Craftax's optimistic reset:
+Auto-reset: a per-slot reserve, refreshed between steps. Every world slot keeps, next to its
+running world, the pre-generated initial state of its next episode. When a world ends, the
+next call swaps the reserve in; no world is generated on the hot path. ``refresh`` regenerates
+up to ``chunk`` used reserves at once, slots about to reset first. Why this and not Craftax's
+optimistic reset:
 * generating a world costs many steps, so it must stay out of the per-step path, and
   generating in chunks of ``chunk`` worlds amortises the vmapped generator;
 * a reserve per slot never runs dry, even when every world is truncated on the same step (all
@@ -25,23 +21,27 @@ reset first. Why this and not Craftax's optimistic reset:
 * the world of episode ``e`` in slot ``i`` is ``reset(fold_in(fold_in(seed, i), e))`` and its
   step keys are ``fold_in`` of that key and the step count, so the same seed (and actions)
   gives the same sequence of episodes whatever the refresh timing, chunk size or sharding.
-The cost is memory: two states per slot (plus the reserve's first observation).
+The cost is memory: two states per slot.
 
 Reset timing follows Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its
-final observation, rewards, flags, episode statistics and score (``scores``, from its final
-state). The next call resets that world: its actions are ignored, it returns the reserve's
-first observation with zero reward and ``info["reset"]`` True. The swap copies only the
-resetting worlds' rows (``reset_pending``). Measured at N = 64 on this project's loaded 2-core
-CPU, a select between whole states on every call made the batched step 2-3x slower than the
-bare vmapped step (it defeats XLA's in-place updates of the maps), and even a skipped
-``lax.cond`` scoring the states cost about a third; so ``BatchRunner`` scores in its own call
-(``BatchRunner.scores()``) after calls where a world ended. A world that must reset while its
-reserve is still stale (only if ``refresh`` was skipped) waits instead of replaying an old
-world: ``info["waiting"]`` is True, its observation is zero and only NOOP is legal, until a
-``refresh`` supplies its world.
+final observation, rewards, flags, episode statistics and score (``info["score"]``, from its
+final state). The next call resets that world: its actions are ignored, it returns the
+reserve's first observation with zero reward and ``info["reset"]`` True.
 
-Sharding: ``shard`` splits the world axis of every leaf over a 1-D ``jax.sharding.Mesh`` of the
-local devices; the jitted functions then run on all devices (see ``batch_runner.py``).
+The shape of ``step`` is set by what XLA:CPU does with big buffers (measured at N = 64):
+* every world steps, the ones that ended too (unseen, their outputs zeroed): selecting between
+  whole states per world defeats XLA's in-place updates of the maps (2-3x the step);
+* the rare work (swapping reserves in, regenerating reserves, scoring) runs under one
+  ``lax.cond`` that is skipped on most calls; only states pass through it, never the
+  observation, which costs a copy of its 116 KB per world when it crosses a ``cond``;
+* so the observation and the action mask are computed once, after the swap, from the states:
+  a reset world's first observation is its reserve's, with nothing stored for it.
+With ``refresh=False`` no reserve is regenerated: a world that must reset while its reserve is
+stale waits instead of replaying an old world (``info["waiting"]`` True, zero observation,
+NOOP-only mask) until a ``refresh`` supplies its world.
+
+Sharding: ``BatchRunner`` splits the world axis of every leaf over a 1-D ``jax.sharding.Mesh``
+of the local devices; the jitted functions then run on all devices (see ``batch_runner.py``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ import jax.numpy as jnp
 from alem_core.api import reset as core_reset
 from alem_core.api import step as core_step
 from alem_core.constants import Action
+from alem_core.difficulty import episode_params
 from alem_core.masking import action_mask
+from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
 from alem_core.score import score
 from alem_core.state import State
@@ -67,10 +69,6 @@ class Batch(NamedTuple):
     """The running worlds."""
     reserve: State
     """Each slot's next episode, pre-generated (valid where ``reserve_fresh``)."""
-    reserve_obs: jax.Array
-    """(N, P, D) float32 first observation of the reserve."""
-    reserve_mask: jax.Array
-    """(N, P, A) bool first action mask of the reserve."""
     reserve_fresh: jax.Array
     """(N,) bool the reserve holds the next episode (False once swapped in)."""
     slot_key: jax.Array
@@ -84,8 +82,7 @@ class Batch(NamedTuple):
     done: jax.Array
     """(N,) bool the world ended on the last call (it resets on the next one)."""
     pending: jax.Array
-    """(N,) bool the world ended on an earlier call and ``reset_pending`` has not yet swapped
-    its reserve in (the current call's ``step`` leaves it idle)."""
+    """(N,) bool the world ended on an earlier call and its reserve is not yet swapped in."""
 
 
 class BatchOutput(NamedTuple):
@@ -104,9 +101,8 @@ class BatchOutput(NamedTuple):
     ``done`` (N,) bool, ``episode`` (N,) int32, ``episode_return`` (N, P) and
     ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
-    stale: ``refresh`` them first) and ``ended`` () int32 (worlds with ``done``). ``step``
-    adds ``score`` {key: (N, P) float32} (``scores``); ``BatchRunner`` leaves it to
-    ``BatchRunner.scores()``, called only after calls where a world ended."""
+    stale), ``ended`` () int32 (worlds with ``done``) and ``score`` {key: (N, P) float32}
+    (``alem_core.score`` of the worlds with ``done``, zero elsewhere)."""
 
 
 def slot_keys(key: jax.Array, num_worlds: int) -> jax.Array:
@@ -124,7 +120,7 @@ def _generate(slot_key, episode, params: Params, static: StaticParams):
     """(obs, state, mask) of one slot's episode ``episode``."""
     k_world, _ = _episode_keys(slot_key, episode)
     obs, state = core_reset(k_world, params, static)
-    return obs, state, action_mask(state, params, static)
+    return obs, state, action_mask(state, episode_params(params, state.alpha), static)
 
 
 def generate(keys: jax.Array, episodes: jax.Array, params: Params, static: StaticParams):
@@ -133,13 +129,47 @@ def generate(keys: jax.Array, episodes: jax.Array, params: Params, static: Stati
     return jax.vmap(_generate, in_axes=(0, 0, None, None))(keys, episodes, params, static)
 
 
-def _select(which: jax.Array, new, old):
-    """Per-slot choice between two pytrees with leading axis N."""
+def _observe(worlds: State, params: Params, static: StaticParams):
+    """(obs (N, P, D), mask (N, P, A)) of every world, as the core step returns them."""
 
-    def pick(a, b):
-        return jnp.where(which.reshape(which.shape + (1,) * (a.ndim - 1)), a, b)
+    def one(state):
+        return observe(state, params, static), action_mask(
+            state, episode_params(params, state.alpha), static
+        )
 
-    return jax.tree.map(pick, new, old)
+    return jax.vmap(one)(worlds)
+
+
+def _info(batch, mask, alive, reset, waiting, done, score) -> dict:
+    stale = ~batch.reserve_fresh
+    return {
+        "action_mask": mask,
+        "alive": alive,
+        "reset": reset,
+        "waiting": waiting,
+        "done": done,
+        "episode": batch.episode,
+        "episode_return": jnp.where(done[:, None], batch.returns, 0.0),
+        "episode_length": jnp.where(done, batch.length, 0),
+        "stale_reserves": stale.sum().astype(jnp.int32),
+        "reserve_needed": (done & stale).sum().astype(jnp.int32),
+        "ended": done.sum().astype(jnp.int32),
+        "score": score,
+    }
+
+
+def _output(batch, flows, reset, params, static, score) -> BatchOutput:
+    """The call's outputs from the states after any swap; waiting worlds see zeros and may
+    only NOOP."""
+    reward, term, trunc = flows
+    waiting = batch.pending
+    obs, mask = _observe(batch.worlds, params, static)
+    obs = jnp.where(waiting[:, None, None], 0.0, obs)
+    noop_only = jnp.arange(mask.shape[-1]) == Action.NOOP
+    mask = jnp.where(waiting[:, None, None], noop_only, mask)
+    alive = batch.worlds.players.alive
+    info = _info(batch, mask, alive, reset, waiting, batch.done, score)
+    return BatchOutput(obs, reward, term, trunc, info)
 
 
 def new_batch(keys: jax.Array, first, second, static: StaticParams) -> tuple[Batch, BatchOutput]:
@@ -147,15 +177,16 @@ def new_batch(keys: jax.Array, first, second, static: StaticParams) -> tuple[Bat
     (``second``) of every slot; nothing is generated here."""
     n = keys.shape[0]
     obs, worlds, mask = first
-    r_obs, reserve, r_mask = second
+    reserve = second[1]
     p = static.player_count
     no = jnp.zeros((n,), bool)
     batch = Batch(
-        worlds, reserve, r_obs, r_mask, ~no, keys, jnp.zeros(n, jnp.int32),
-        jnp.zeros(n, jnp.int32), jnp.zeros((n, p), jnp.float32), no, no,
+        worlds, reserve, ~no, keys, jnp.zeros(n, jnp.int32), jnp.zeros(n, jnp.int32),
+        jnp.zeros((n, p), jnp.float32), no, no,
     )  # fmt: skip
     zero = jnp.zeros((n, p), jnp.float32)
-    info = _info(batch, mask, worlds.players.alive, ~no, no, no)
+    score = _zero_scores(worlds, no, static)
+    info = _info(batch, mask, worlds.players.alive, ~no, no, no, score)
     return batch, BatchOutput(obs, zero, zero > 0, zero > 0, info)
 
 
@@ -191,116 +222,92 @@ def _zero_scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[s
     return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
-def _info(batch, mask, alive, reset, waiting, done) -> dict:
-    stale = ~batch.reserve_fresh
-    return {
-        "action_mask": mask,
-        "alive": alive,
-        "reset": reset,
-        "waiting": waiting,
-        "done": done,
-        "episode": batch.episode,
-        "episode_return": jnp.where(done[:, None], batch.returns, 0.0),
-        "episode_length": jnp.where(done, batch.length, 0),
-        "stale_reserves": stale.sum().astype(jnp.int32),
-        "reserve_needed": (done & stale).sum().astype(jnp.int32),
-        "ended": done.sum().astype(jnp.int32),
-    }
+def advance(batch: Batch, actions: jax.Array, params: Params, static: StaticParams):
+    """Every world steps with its deterministic per-(slot, episode, step) key; worlds that
+    ended on an earlier call (``done`` or ``pending``) step too, unseen: their rewards and
+    flags are zeroed, they become ``pending`` and ``swap_pending`` overwrites them.
 
-
-def _step_worlds(batch: Batch, worlds: State, episode, length, actions, params, static):
-    """The core step of every world with its deterministic per-(slot, episode, step) key."""
+    Returns ``(batch, (reward, terminated, truncated))``; the observation is not computed here.
+    """
 
     def one(slot_key, ep, t, state, acts):
         _, k_steps = _episode_keys(slot_key, ep)
         return core_step(jax.random.fold_in(k_steps, t), state, acts, params, static)
 
-    return jax.vmap(one)(batch.slot_key, episode, length, worlds, actions)
-
-
-def step_worlds(
-    batch: Batch, actions: jax.Array, params: Params, static: StaticParams
-) -> tuple[Batch, BatchOutput]:
-    """The hot part of a call: every world steps; nothing is reset or scored (``scores``).
-
-    Worlds that ended on an earlier call (``done`` or ``pending``) step too, unseen: their
-    rewards and flags are zeroed and ``reset_pending`` then overwrites their state and outputs
-    with the reserve. Nothing here selects between whole states, so the core step updates the
-    donated worlds in place (a per-world state select cost 2-3x the step itself).
-    """
     idle = batch.done | batch.pending
-    advance = ~idle
-    obs, worlds, reward, term, trunc, info = _step_worlds(
-        batch, batch.worlds, batch.episode, batch.length, actions, params, static
+    moving = ~idle
+    _, worlds, reward, term, trunc, _ = jax.vmap(one)(
+        batch.slot_key, batch.episode, batch.length, batch.worlds, actions
     )
-    reward = jnp.where(advance[:, None], reward, 0.0)
-    term, trunc = term & advance[:, None], trunc & advance[:, None]
+    reward = jnp.where(moving[:, None], reward, 0.0)
+    term, trunc = term & moving[:, None], trunc & moving[:, None]
     done = (term | trunc).any(axis=1)
     batch = batch._replace(
         worlds=worlds,
-        length=batch.length + advance,
+        length=batch.length + moving,
         returns=batch.returns + reward,
         done=done,
         pending=idle,
     )
-    no = jnp.zeros_like(done)
-    info = _info(batch, info["action_mask"], worlds.players.alive, no, no, done)
-    return batch, BatchOutput(obs, reward, term, trunc, info)
+    return batch, (reward, term, trunc)
 
 
-def reset_pending(batch: Batch, out: BatchOutput, chunk: int) -> tuple[Batch, BatchOutput]:
-    """Reset up to ``chunk`` pending worlds: swap their reserve in (rows, not whole states) and
-    put its first observation and mask into ``out``; pending worlds whose reserve is stale get
-    a zero observation and a NOOP-only mask and stay pending (``info["waiting"]``)."""
-    unmarked = batch.pending & ~out.info["waiting"]  # waiting rows already handled are done
-    rank = jnp.where(batch.pending & batch.reserve_fresh, 0, jnp.where(unmarked, 1, 2))
-    slots = jnp.argsort(rank, stable=True)[:chunk]
-    swap, wait = rank[slots] == 0, rank[slots] == 1
+def swap_pending(batch: Batch, chunk: int) -> Batch:
+    """Swap the reserve in for up to ``chunk`` pending worlds whose reserve is fresh (the
+    rows of those worlds only; nothing else is touched)."""
+    ready = batch.pending & batch.reserve_fresh
+    slots = jnp.argsort(~ready, stable=True)[:chunk]
+    swap = ready[slots]
 
-    def rows(old, new, which=swap):
+    def rows(old, new):
         keep = old[slots]
-        return old.at[slots].set(
-            jnp.where(which.reshape((-1,) + (1,) * (keep.ndim - 1)), new, keep)
-        )
+        return old.at[slots].set(jnp.where(swap.reshape((-1,) + (1,) * (keep.ndim - 1)), new, keep))
 
-    worlds = jax.tree.map(lambda w, r: rows(w, r[slots]), batch.worlds, batch.reserve)
-    obs = rows(rows(out.obs, batch.reserve_obs[slots]), jnp.zeros_like(out.obs[slots]), wait)
-    noop_only = jnp.arange(out.info["action_mask"].shape[-1]) == Action.NOOP
-    mask = rows(out.info["action_mask"], batch.reserve_mask[slots])
-    mask = rows(mask, jnp.broadcast_to(noop_only, mask[slots].shape), wait)
-    batch = batch._replace(
-        worlds=worlds,
+    return batch._replace(
+        worlds=jax.tree.map(lambda w, r: rows(w, r[slots]), batch.worlds, batch.reserve),
         reserve_fresh=batch.reserve_fresh.at[slots].set(batch.reserve_fresh[slots] & ~swap),
         episode=batch.episode.at[slots].add(swap),
         length=rows(batch.length, 0),
         returns=rows(batch.returns, 0.0),
         pending=batch.pending.at[slots].set(batch.pending[slots] & ~swap),
     )
-    info = dict(out.info)
-    info.update(
-        action_mask=mask,
-        alive=rows(info["alive"], batch.reserve.players.alive[slots]),
-        reset=info["reset"].at[slots].set(info["reset"][slots] | swap),
-        waiting=info["waiting"].at[slots].set(info["waiting"][slots] | wait),
-        episode=batch.episode,
-        stale_reserves=(~batch.reserve_fresh).sum().astype(jnp.int32),
+
+
+def _upkeep_needed(batch: Batch, chunk: int, refresh: bool) -> jax.Array:
+    """() bool: a world ended (score it), one must reset, or ``chunk`` reserves are stale."""
+    needed = batch.done.any() | batch.pending.any()
+    return needed | (refresh & ((~batch.reserve_fresh).sum() >= chunk))
+
+
+def upkeep(batch: Batch, params: Params, static: StaticParams, chunk: int, refresh: bool):
+    """The rare part of a call: regenerate reserves (``refresh_until_ready``, if ``refresh``),
+    swap them into the pending worlds, score the worlds that ended. Returns (batch, score)."""
+    if refresh:
+        batch = refresh_until_ready(batch, params, static, chunk)
+
+    def resettable(b: Batch) -> jax.Array:
+        return (b.pending & b.reserve_fresh).any()
+
+    batch = jax.lax.while_loop(resettable, lambda b: swap_pending(b, chunk), batch)
+    done, worlds = batch.done, batch.worlds
+    score = jax.lax.cond(
+        done.any(),
+        lambda: _scores(worlds, done, static),
+        lambda: _zero_scores(worlds, done, static),
     )
-    return batch, out._replace(obs=obs, info=info)
-
-
-def scores(batch: Batch, static: StaticParams) -> dict[str, jax.Array]:
-    """The score keys of every world that ended on this call (zero elsewhere), from its final
-    state: call it after ``step_worlds`` and before the next call resets those worlds."""
-    return _scores(batch.worlds, batch.done, static)
+    return batch, score
 
 
 def step(
-    batch: Batch, actions: jax.Array, params: Params, static: StaticParams, chunk: int
+    batch: Batch,
+    actions: jax.Array,
+    params: Params,
+    static: StaticParams,
+    chunk: int,
+    refresh: bool = True,
 ) -> tuple[Batch, BatchOutput]:
-    """One whole call for on-device loops: ``step_worlds``, ``reset_pending`` until no world
-    that can be reset is pending, and ``info["score"]`` (``scores``, under a ``lax.cond`` that
-    skips it when no world ended).
-    ``BatchRunner`` runs the same pieces as separate calls, deciding on the host.
+    """One whole call: ``advance``, then ``upkeep`` under a ``lax.cond`` (skipped on calls where
+    no world ended or resets and fewer than ``chunk`` reserves are stale), then the outputs.
 
     Args:
         batch: from ``init`` or a previous ``step``.
@@ -308,24 +315,19 @@ def step(
             outside the action space act as NOOP, as in ``alem_core.step``).
         params: gameplay parameters, shared by every world.
         static: shapes (static under ``jit``).
-        chunk: worlds reset per ``reset_pending`` pass (static).
+        chunk: worlds swapped in or regenerated per pass (static).
+        refresh: regenerate stale reserves inside the call (static); False leaves that to
+            ``refresh`` calls, and worlds without a fresh reserve wait.
     """
-    batch, out = step_worlds(batch, actions, params, static)
-
-    def resettable(carry) -> jax.Array:
-        return (carry[0].pending & carry[0].reserve_fresh).any()
-
-    batch, out = jax.lax.while_loop(
-        resettable, lambda c: reset_pending(c[0], c[1], chunk), (batch, out)
+    batch, flows = advance(batch, actions, params, static)
+    resetting = batch.pending
+    batch, score = jax.lax.cond(
+        _upkeep_needed(batch, chunk, refresh),
+        lambda b: upkeep(b, params, static, chunk, refresh),
+        lambda b: (b, _zero_scores(b.worlds, b.done, static)),
+        batch,
     )
-    batch, out = reset_pending(batch, out, chunk)  # marks the waiting ones
-    done, worlds = batch.done, batch.worlds
-    score = jax.lax.cond(
-        done.any(),
-        lambda: _scores(worlds, done, static),
-        lambda: _zero_scores(worlds, done, static),
-    )
-    return batch, out._replace(info={**out.info, "score": score})
+    return batch, _output(batch, flows, resetting & ~batch.pending, params, static, score)
 
 
 def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
@@ -338,18 +340,15 @@ def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
     return slots, rank[slots] < 2
 
 
-def install(batch: Batch, slots: jax.Array, take: jax.Array, generated) -> Batch:
-    """Put ``generate``'s output for ``slots`` into the reserve where ``take``."""
-    obs, state, mask = generated
+def install(batch: Batch, slots: jax.Array, take: jax.Array, states: State) -> Batch:
+    """Put generated ``states`` for ``slots`` into the reserve where ``take``."""
 
     def put(old, new):
         chosen = jnp.where(take.reshape(take.shape + (1,) * (new.ndim - 1)), new, old[slots])
         return old.at[slots].set(chosen)
 
     return batch._replace(
-        reserve=jax.tree.map(put, batch.reserve, state),
-        reserve_obs=put(batch.reserve_obs, obs),
-        reserve_mask=put(batch.reserve_mask, mask),
+        reserve=jax.tree.map(put, batch.reserve, states),
         reserve_fresh=batch.reserve_fresh.at[slots].set(batch.reserve_fresh[slots] | take),
     )
 
@@ -358,18 +357,16 @@ def refresh(batch: Batch, params: Params, static: StaticParams, chunk: int) -> B
     """Regenerate up to ``chunk`` stale reserves (``refresh_plan``, ``generate``, ``install``).
 
     ``chunk`` is static (one compiled generator of ``chunk`` worlds). Slots beyond the stale
-    ones are generated and discarded, so call it when at least ``chunk`` are stale or a world
-    needs its reserve (``info["reserve_needed"]``).
+    ones are generated and discarded.
     """
     slots, take = refresh_plan(batch, chunk)
-    generated = generate(batch.slot_key[slots], batch.episode[slots] + 1, params, static)
-    return install(batch, slots, take, generated)
+    _, states, _ = generate(batch.slot_key[slots], batch.episode[slots] + 1, params, static)
+    return install(batch, slots, take, states)
 
 
 def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chunk: int) -> Batch:
-    """Jittable version of ``BatchRunner``'s policy, for loops that stay on the device
-    (``lax.scan``): refresh while a world that resets next call lacks its reserve, or while at
-    least ``chunk`` reserves are stale. Costs nothing on calls where neither holds."""
+    """Refresh while a world that resets next lacks its reserve, or while at least ``chunk``
+    reserves are stale (``step`` runs it inside its ``upkeep``)."""
 
     def pending(b: Batch) -> jax.Array:
         stale = ~b.reserve_fresh
@@ -381,6 +378,7 @@ def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chun
 __all__ = [
     "Batch",
     "BatchOutput",
+    "advance",
     "generate",
     "init",
     "init_from_keys",
@@ -389,9 +387,7 @@ __all__ = [
     "refresh",
     "refresh_plan",
     "refresh_until_ready",
-    "reset_pending",
-    "scores",
     "slot_keys",
     "step",
-    "step_worlds",
+    "swap_pending",
 ]

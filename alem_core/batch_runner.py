@@ -1,16 +1,17 @@
-"""``BatchRunner``: drives ``alem_core.batch`` from Python (jit, sharding, reserve refreshes).
+"""``BatchRunner``: drives ``alem_core.batch`` from Python (jit, sharding, warm-up).
 
     runner = BatchRunner(num_worlds=256, params=make_params("medium"), static=StaticParams())
     out = runner.reset(seed=0)                 # BatchOutput of jax arrays, leading axis N
     out = runner.step(actions)                 # (N, P) int actions
     if out.info["ended"]:                      # some world ended on this call
-        scores = runner.scores()               # {key: (N, P)}, before the next step
+        scores = out.info["score"]             # {key: (N, P)}, from the final states
 
-After every call it refreshes the reserves that the next call may need, in chunks of ``chunk``
-worlds, so no world ever waits (``batch.py``). The worlds are split over all local devices
-(``jax.sharding``, a 1-D mesh over the world axis) when there are several and ``shard`` is
-True. Constructing a runner does no JAX work: compilation and device set-up happen in the
-first ``reset`` (so a process can fork workers after building one).
+Each ``step`` is one jitted ``batch.step``: the worlds step, and on the calls that need it the
+reserves are regenerated and swapped in on the device, so the host reads nothing back to
+decide anything. The worlds are split over all local devices (``jax.sharding``, a 1-D mesh
+over the world axis) when there are several and ``shard`` is True. Constructing a runner does
+no JAX work: compilation and device set-up happen in the first ``reset`` (so a process can
+fork workers after building one).
 """
 
 from __future__ import annotations
@@ -30,17 +31,13 @@ from alem_core.params import Params, StaticParams
 
 
 class Compiled(NamedTuple):
-    """Jitted pieces for one ``StaticParams``; ``generate`` is the only one that makes worlds,
-    so init and refresh share its one compilation (per chunk size)."""
+    """Jitted pieces for one ``StaticParams``; ``generate`` is the only one that makes worlds
+    outside ``step``."""
 
     generate: Callable
     new_batch: Callable
     concat: Callable
-    step_worlds: Callable
-    reset_pending: Callable
-    scores: Callable
-    plan: Callable
-    install: Callable
+    step: Callable
 
 
 WORLD_AXIS = "worlds"
@@ -63,12 +60,6 @@ def world_sharding(num_worlds: int, devices=None) -> NamedSharding | None:
     return NamedSharding(mesh, PartitionSpec(WORLD_AXIS))
 
 
-def _plan(batch: core_batch.Batch, chunk: int):
-    """``refresh_plan`` plus the keys and episode numbers to generate."""
-    slots, take = core_batch.refresh_plan(batch, chunk)
-    return slots, take, batch.slot_key[slots], batch.episode[slots] + 1
-
-
 @functools.cache
 def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
     """The jitted batch functions for one ``StaticParams`` and refresh chunk size."""
@@ -79,16 +70,10 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
             lambda parts, n: jax.tree.map(lambda *x: jnp.concatenate(x)[:n], *parts),
             static_argnums=1,
         ),
-        step_worlds=jax.jit(
-            lambda batch, actions, params: core_batch.step_worlds(batch, actions, params, static),
+        step=jax.jit(
+            lambda batch, actions, params: core_batch.step(batch, actions, params, static, chunk),
             donate_argnums=0,
         ),
-        reset_pending=jax.jit(
-            lambda batch, out: core_batch.reset_pending(batch, out, chunk), donate_argnums=0
-        ),
-        scores=jax.jit(lambda batch: core_batch.scores(batch, static)),
-        plan=jax.jit(lambda batch: _plan(batch, chunk)),
-        install=jax.jit(core_batch.install, donate_argnums=0),
     )
 
 
@@ -128,9 +113,6 @@ class BatchRunner:
         self.chunk = chunk
         self.shard = shard
         self.batch: core_batch.Batch | None = None
-        self.refreshes = 0
-        """Reserve refresh calls made so far (each generates ``chunk`` worlds)."""
-        self._counts = None  # the last call's (stale, needed, ended, waiting) counters
         self._warm = False
 
     @property
@@ -152,19 +134,20 @@ class BatchRunner:
         sharding = self.sharding
         if sharding is not None:
             self.batch = jax.device_put(self.batch, sharding)
-        self._counts = None
         if not self._warm:
-            self._warm_up(out)
+            self._warm_up()
+        self._last = out
         return out
 
-    def _warm_up(self, out: core_batch.BatchOutput) -> None:
-        """Compile the calls that otherwise compile on the first episode end (no effect on the
-        batch: nothing is pending or stale yet)."""
+    def _warm_up(self) -> None:
+        """Compile ``step`` now, on a throw-away copy of the batch, so no call compiles
+        mid-rollout (the rare branch that swaps, regenerates and scores compiles with it)."""
         fns = compiled_batch(self.static, self.chunk)
-        self.batch, out = fns.reset_pending(self.batch, out)
-        jax.block_until_ready((out.obs, fns.scores(self.batch)))
-        self.refresh()
-        self.refreshes = 0
+        scratch = jax.tree.map(jnp.copy, self.batch)
+        actions = jnp.zeros((self.num_worlds, self.static.player_count), jnp.int32)
+        if self.sharding is not None:
+            actions = jax.device_put(actions, self.sharding)
+        jax.block_until_ready(fns.step(scratch, actions, self._params))
         self._warm = True
 
     def _generate_all(self, keys: jax.Array, episode: int):
@@ -177,41 +160,23 @@ class BatchRunner:
         return fns.concat(parts, n)
 
     def step(self, actions) -> core_batch.BatchOutput:
-        """One call with (N, P) int actions: step (scoring the worlds that end now), then
-        refresh the reserves and reset the worlds that ended on the previous call."""
+        """One call with (N, P) int actions (``batch.step``): worlds that ended on the previous
+        call reset, the others step; ``info["score"]`` scores the worlds that end now."""
         if self.batch is None:
             raise RuntimeError("step() called before reset(); call reset(seed) first")
         fns = compiled_batch(self.static, self.chunk)
         sharding = self.sharding
         if sharding is not None:
             actions = jax.device_put(actions, sharding)
-        self.batch, out = fns.step_worlds(self.batch, actions, self._params)
-        if self._counts is not None:  # the previous call's, read while this one runs
-            stale, needed, ended, waiting = (int(v) for v in jax.device_get(self._counts))
-            for _ in range(max(math.ceil(needed / self.chunk), stale // self.chunk)):
-                self.refresh()
-            for _ in range(math.ceil((ended + waiting) / self.chunk)):
-                self.batch, out = fns.reset_pending(self.batch, out)
-        info = out.info
-        waiting = info["waiting"].sum()
-        self._counts = (info["stale_reserves"], info["reserve_needed"], info["ended"], waiting)
-        return out
+        self.batch, self._last = fns.step(self.batch, actions, self._params)
+        return self._last
 
     def scores(self) -> dict[str, jax.Array]:
         """Score keys ({key: (N, P) float32}, ``alem_core.score``) of the worlds that ended on
-        the last ``step`` (``info["done"]``; zero elsewhere), from their final states. Call it
-        before the next ``step``, which resets them."""
+        the last ``step`` (``info["done"]``; zero elsewhere): ``info["score"]`` of that call."""
         if self.batch is None:
             raise RuntimeError("scores() called before reset(); call reset(seed) first")
-        return compiled_batch(self.static, self.chunk).scores(self.batch)
-
-    def refresh(self) -> None:
-        """Regenerate up to ``chunk`` stale reserves now (``batch.refresh``, in pieces)."""
-        fns = compiled_batch(self.static, self.chunk)
-        slots, take, keys, episodes = fns.plan(self.batch)
-        generated = fns.generate(keys, episodes, self._params)
-        self.batch = fns.install(self.batch, slots, take, generated)
-        self.refreshes += 1
+        return self._last.info["score"]
 
 
 __all__ = [

@@ -184,7 +184,6 @@ def rollout(state: TrainState, config: PPOConfig):
         key, k_act = jax.random.split(key)
         action, logp, value = _policy_step(state.params, out, k_act, config.central_critic)
         batch, nxt = core_batch.step(batch, action, env_params, static, chunk)
-        batch = core_batch.refresh_until_ready(batch, env_params, static, chunk)
         skipped = (nxt.info["reset"] | nxt.info["waiting"])[:, None]
         alive = out.info["alive"]
         ended = nxt.terminated | nxt.truncated | (alive & ~nxt.info["alive"])
@@ -192,8 +191,7 @@ def rollout(state: TrainState, config: PPOConfig):
             out.obs, out.info["action_mask"], action, logp, value, nxt.reward, ended,
             alive & ~skipped,
         )  # fmt: skip
-        carried = nxt._replace(info={k: v for k, v in nxt.info.items() if k != "score"})
-        return (batch, carried, key), (step, _episode_sums(nxt))
+        return (batch, nxt, key), (step, _episode_sums(nxt))
 
     (batch, out, key), (traj, sums) = jax.lax.scan(
         one, (state.batch, state.out, state.key), None, config.num_steps

@@ -6,7 +6,7 @@
 For each N (default world: 48 x 48, 9-floor state, 3 agents, "medium"), after a warm-up that
 compiles everything (reset, step with the score, reserve refresh):
 * ``core``: ``BatchRunner.step`` called from Python with masked random actions drawn on the
-  device; nothing but two counters comes back to the host (the refresh policy reads them).
+  device; nothing comes back to the host.
 * ``scan`` (``--scan``): the same batch stepped inside one jitted ``lax.scan`` with the
   actions drawn on the device, as JAX trainers (``alem_train.ppo``) run it.
 * ``make_vec``: the Gymnasium vector env, numpy out (observations, masks, infos), masked
@@ -48,10 +48,9 @@ def bench_core(n: int, steps: int, params, static) -> dict:
     for _ in range(2):
         key, sub = jax.random.split(key)
         out = runner.step(draw(jax.random.split(sub, n), out.info["action_mask"]))
-    runner.refresh()
     jax.block_until_ready(out.obs)
     warm = time.perf_counter() - start
-    ended, refreshes = 0, runner.refreshes
+    ended = 0
     start = time.perf_counter()
     for _ in range(steps):
         key, sub = jax.random.split(key)
@@ -65,13 +64,12 @@ def bench_core(n: int, steps: int, params, static) -> dict:
         "seconds": seconds,
         "warmup_seconds": warm,
         "episodes_ended": int(np.asarray(ended).sum()),
-        "refresh_calls": runner.refreshes - refreshes,
         "chunk": runner.chunk,
     }
 
 
 def bench_scan(n: int, steps: int, params, static) -> dict:
-    """``alem_core.batch.step`` and ``refresh_until_ready`` inside one jitted ``lax.scan``
+    """``alem_core.batch.step`` inside one jitted ``lax.scan``
     (how a JAX trainer such as ``alem_train.ppo`` steps the worlds): masked random actions,
     auto-reset and reserve refreshes on the device, the observations reduced to one number."""
     from alem_core import batch as core_batch
@@ -88,8 +86,6 @@ def bench_scan(n: int, steps: int, params, static) -> dict:
                 jax.random.split(k, n), out.info["action_mask"]
             )
             batch, nxt = core_batch.step(batch, actions, arrays, static, chunk)
-            batch = core_batch.refresh_until_ready(batch, arrays, static, chunk)
-            nxt = nxt._replace(info={k: v for k, v in nxt.info.items() if k != "score"})
             return (batch, nxt), (nxt.obs.sum(), nxt.info["done"].sum())
 
         (batch, out), (obs_sum, ended) = jax.lax.scan(
@@ -176,8 +172,8 @@ def main() -> None:
         c = row["core"]
         print(
             f"N={n:5d} core      {c['env_steps_per_s']:9.0f} env-steps/s "
-            f"({c['episodes_ended']} episodes ended, {c['refresh_calls']} refreshes of "
-            f"{c['chunk']} worlds; warm-up {c['warmup_seconds']:.0f} s) load {_load()}",
+            f"({c['episodes_ended']} episodes ended, reserves regenerated {c['chunk']} at a "
+            f"time; warm-up {c['warmup_seconds']:.0f} s) load {_load()}",
             flush=True,
         )
         if args.scan:

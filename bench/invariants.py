@@ -84,7 +84,6 @@ def make_chunk(static: alem_core.StaticParams, steps: int, chunk: int):
         keys = jax.random.split(key, mask.shape[0])
         actions = jax.vmap(random_legal_actions)(keys, mask)
         batch, out = core_batch.step(batch, actions, params, static, chunk)
-        batch = core_batch.refresh_until_ready(batch, params, static, chunk)
         mask = out.info["action_mask"]
         live = ~out.info["waiting"]
         found = _violations(batch.worlds, mask, live, static)

@@ -5,9 +5,9 @@ hot maps and the floor stack), handovers, plants. Writes: world (hot maps, stack
 deepest), players (pos, ENTER_* achievements, xp), handovers (all wiped: construction starters
 refunded and their half-built sites reverted, decision 5).
 
-The hot maps go back to the stack and the new floor's come out on every step, as one
-dynamic-update-slice and one slice per map (about 11 KB): under ``vmap`` a conditional swap
-would select over the whole stack instead. When the team stays, both are the same maps.
+The hot maps go back to the stack and the new floor's come out only when the team moves
+(``World.change_floor``): a dropped out-of-range write and a select over the hot maps
+otherwise, because under ``vmap`` a ``lax.cond`` would select over the whole stack.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def change_floor(state: State, actions: jax.Array, params: Params, static: Stati
     table = state.handovers
     state = revert_builds(state, table.open & (table.kind != MINING) & moved)
     state = state.replace(handovers=close_rows(state.handovers, state.handovers.open & moved))
-    world = state.world.change_floor(new_floor)
+    world = state.world.change_floor(new_floor, moved)
     # Saplings kept ageing while the team was away; ripen them now that the overworld is back.
     plants = state.plants
     block = ripen(world.block, plants, plants.age, moved & (new_floor == OVERWORLD))
