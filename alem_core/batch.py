@@ -46,13 +46,24 @@ of the local devices; the jitted functions then run on all devices (see ``batch_
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from alem_core.api import reset as core_reset
 from alem_core.api import step as core_step
+from alem_core.batch_reserve import (
+    Batch,
+    episode_keys,
+    generate,
+    install,
+    refresh,
+    refresh_plan,
+    refresh_until_ready,
+    slot_keys,
+    swap_pending,
+)
 from alem_core.constants import Action
 from alem_core.difficulty import episode_params
 from alem_core.masking import action_mask
@@ -60,29 +71,6 @@ from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
 from alem_core.score import score
 from alem_core.state import State
-
-
-class Batch(NamedTuple):
-    """Everything about N world slots (leading axis N on every leaf)."""
-
-    worlds: State
-    """The running worlds."""
-    reserve: State
-    """Each slot's next episode, pre-generated (valid where ``reserve_fresh``)."""
-    reserve_fresh: jax.Array
-    """(N,) bool the reserve holds the next episode (False once swapped in)."""
-    slot_key: jax.Array
-    """(N, 2) uint32 per-slot key: ``fold_in(seed key, slot)``."""
-    episode: jax.Array
-    """(N,) int32 index of the running episode in its slot (0 for the first)."""
-    length: jax.Array
-    """(N,) int32 steps taken in the running episode."""
-    returns: jax.Array
-    """(N, P) float32 undiscounted return of the running episode."""
-    done: jax.Array
-    """(N,) bool the world ended on the last call (it resets on the next one)."""
-    pending: jax.Array
-    """(N,) bool the world ended on an earlier call and its reserve is not yet swapped in."""
 
 
 class BatchOutput(NamedTuple):
@@ -101,32 +89,9 @@ class BatchOutput(NamedTuple):
     ``done`` (N,) bool, ``episode`` (N,) int32, ``episode_return`` (N, P) and
     ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
-    stale), ``ended`` () int32 (worlds with ``done``) and ``score`` {key: (N, P) float32}
-    (``alem_core.score`` of the worlds with ``done``, zero elsewhere)."""
-
-
-def slot_keys(key: jax.Array, num_worlds: int) -> jax.Array:
-    """(N, 2) uint32 per-slot keys from one raw (2,) uint32 key."""
-    return jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(num_worlds))
-
-
-def _episode_keys(slot_key: jax.Array, episode: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(world key, step-key root) of one slot's episode."""
-    k_world, k_steps = jax.random.split(jax.random.fold_in(slot_key, episode))
-    return k_world, k_steps
-
-
-def _generate(slot_key, episode, params: Params, static: StaticParams):
-    """(obs, state, mask) of one slot's episode ``episode``."""
-    k_world, _ = _episode_keys(slot_key, episode)
-    obs, state = core_reset(k_world, params, static)
-    return obs, state, action_mask(state, episode_params(params, state.alpha), static)
-
-
-def generate(keys: jax.Array, episodes: jax.Array, params: Params, static: StaticParams):
-    """``(obs (C, P, D), states, masks (C, P, A))``: episode ``episodes[c]`` of the slot whose
-    key is ``keys[c]``, for C slots at once (the only place worlds are made)."""
-    return jax.vmap(_generate, in_axes=(0, 0, None, None))(keys, episodes, params, static)
+    stale), ``ended`` () int32 (worlds with ``done``) and, unless ``step(score=False)``,
+    ``score`` {key: (N, P) float32} (``alem_core.score`` of the worlds with ``done``, zero
+    elsewhere)."""
 
 
 def _observe(worlds: State, params: Params, static: StaticParams):
@@ -154,8 +119,7 @@ def _info(batch, mask, alive, reset, waiting, done, score) -> dict:
         "stale_reserves": stale.sum().astype(jnp.int32),
         "reserve_needed": (done & stale).sum().astype(jnp.int32),
         "ended": done.sum().astype(jnp.int32),
-        "score": score,
-    }
+    } | ({} if score is None else {"score": score})
 
 
 def _output(batch, flows, reset, params, static, score) -> BatchOutput:
@@ -216,6 +180,29 @@ def _scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, j
     return jax.vmap(lambda s, d: score(s, static, d))(worlds, done)
 
 
+def scores(batch: Batch, static: StaticParams, chunk: int) -> dict[str, jax.Array]:
+    """{key: (N, P) float32} score of every world that ended on the last call (``done``; zero
+    elsewhere), from its final state: call it before the next call resets those worlds."""
+    return _scores_of_ended(batch.worlds, batch.done, static, chunk)
+
+
+def _scores_of_ended(worlds: State, done: jax.Array, static: StaticParams, chunk: int):
+    """``_scores``, computed only for the ``done`` worlds, ``chunk`` at a time (scoring all N
+    worlds because one ended cost about as much as a whole step at N = 64)."""
+
+    def next_chunk(carry):
+        scores, left = carry
+        slots = jnp.argsort(~left, stable=True)[:chunk]
+        take = left[slots]
+        rows = _scores(jax.tree.map(lambda leaf: leaf[slots], worlds), take, static)
+        scores = jax.tree.map(lambda acc, row: acc.at[slots].add(row), scores, rows)
+        return scores, left.at[slots].set(False)
+
+    zeros = _zero_scores(worlds, done, static)
+    scores, _ = jax.lax.while_loop(lambda c: c[1].any(), next_chunk, (zeros, done))
+    return scores
+
+
 def _zero_scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
     """Zeros shaped like ``_scores`` (nothing is computed)."""
     shapes = jax.eval_shape(lambda: _scores(worlds, done, static))
@@ -231,7 +218,7 @@ def advance(batch: Batch, actions: jax.Array, params: Params, static: StaticPara
     """
 
     def one(slot_key, ep, t, state, acts):
-        _, k_steps = _episode_keys(slot_key, ep)
+        _, k_steps = episode_keys(slot_key, ep)
         return core_step(jax.random.fold_in(k_steps, t), state, acts, params, static)
 
     idle = batch.done | batch.pending
@@ -252,36 +239,16 @@ def advance(batch: Batch, actions: jax.Array, params: Params, static: StaticPara
     return batch, (reward, term, trunc)
 
 
-def swap_pending(batch: Batch, chunk: int) -> Batch:
-    """Swap the reserve in for up to ``chunk`` pending worlds whose reserve is fresh (the
-    rows of those worlds only; nothing else is touched)."""
-    ready = batch.pending & batch.reserve_fresh
-    slots = jnp.argsort(~ready, stable=True)[:chunk]
-    swap = ready[slots]
-
-    def rows(old, new):
-        keep = old[slots]
-        return old.at[slots].set(jnp.where(swap.reshape((-1,) + (1,) * (keep.ndim - 1)), new, keep))
-
-    return batch._replace(
-        worlds=jax.tree.map(lambda w, r: rows(w, r[slots]), batch.worlds, batch.reserve),
-        reserve_fresh=batch.reserve_fresh.at[slots].set(batch.reserve_fresh[slots] & ~swap),
-        episode=batch.episode.at[slots].add(swap),
-        length=rows(batch.length, 0),
-        returns=rows(batch.returns, 0.0),
-        pending=batch.pending.at[slots].set(batch.pending[slots] & ~swap),
-    )
+def _upkeep_needed(batch: Batch, chunk: int, refresh: bool, score: bool) -> jax.Array:
+    """() bool: a world must reset, ``chunk`` reserves are stale, or one ended (to score)."""
+    stale = (~batch.reserve_fresh).sum() >= chunk
+    return batch.pending.any() | (refresh & stale) | (score & batch.done.any())
 
 
-def _upkeep_needed(batch: Batch, chunk: int, refresh: bool) -> jax.Array:
-    """() bool: a world ended (score it), one must reset, or ``chunk`` reserves are stale."""
-    needed = batch.done.any() | batch.pending.any()
-    return needed | (refresh & ((~batch.reserve_fresh).sum() >= chunk))
-
-
-def upkeep(batch: Batch, params: Params, static: StaticParams, chunk: int, refresh: bool):
+def upkeep(batch: Batch, params, static: StaticParams, chunk: int, refresh: bool, score: bool):
     """The rare part of a call: regenerate reserves (``refresh_until_ready``, if ``refresh``),
-    swap them into the pending worlds, score the worlds that ended. Returns (batch, score)."""
+    swap them into the pending worlds, score the worlds that ended. Returns (batch, score), the
+    score None unless ``score``."""
     if refresh:
         batch = refresh_until_ready(batch, params, static, chunk)
 
@@ -289,13 +256,7 @@ def upkeep(batch: Batch, params: Params, static: StaticParams, chunk: int, refre
         return (b.pending & b.reserve_fresh).any()
 
     batch = jax.lax.while_loop(resettable, lambda b: swap_pending(b, chunk), batch)
-    done, worlds = batch.done, batch.worlds
-    score = jax.lax.cond(
-        done.any(),
-        lambda: _scores(worlds, done, static),
-        lambda: _zero_scores(worlds, done, static),
-    )
-    return batch, score
+    return batch, _scores_of_ended(batch.worlds, batch.done, static, chunk) if score else None
 
 
 def step(
@@ -305,9 +266,11 @@ def step(
     static: StaticParams,
     chunk: int,
     refresh: bool = True,
+    score: bool = True,
 ) -> tuple[Batch, BatchOutput]:
     """One whole call: ``advance``, then ``upkeep`` under a ``lax.cond`` (skipped on calls where
-    no world ended or resets and fewer than ``chunk`` reserves are stale), then the outputs.
+    no world resets, fewer than ``chunk`` reserves are stale and, with ``score``, none ended),
+    then the outputs.
 
     Args:
         batch: from ``init`` or a previous ``step``.
@@ -315,70 +278,35 @@ def step(
             outside the action space act as NOOP, as in ``alem_core.step``).
         params: gameplay parameters, shared by every world.
         static: shapes (static under ``jit``).
-        chunk: worlds swapped in or regenerated per pass (static).
+        chunk: worlds swapped in, regenerated or scored per pass (static).
         refresh: regenerate stale reserves inside the call (static); False leaves that to
             ``refresh`` calls, and worlds without a fresh reserve wait.
+        score: put ``info["score"]`` in the output (static). ``BatchRunner`` leaves it out and
+            scores on demand (``scores``): the ~30 zero arrays a standalone call returns on
+            every step cost about 1 ms at N = 64.
     """
     batch, flows = advance(batch, actions, params, static)
     resetting = batch.pending
-    batch, score = jax.lax.cond(
-        _upkeep_needed(batch, chunk, refresh),
-        lambda b: upkeep(b, params, static, chunk, refresh),
-        lambda b: (b, _zero_scores(b.worlds, b.done, static)),
+
+    def skip(b: Batch):
+        return b, _zero_scores(b.worlds, b.done, static) if score else None
+
+    batch, scores = jax.lax.cond(
+        _upkeep_needed(batch, chunk, refresh, score),
+        functools.partial(
+            upkeep, params=params, static=static, chunk=chunk, refresh=refresh, score=score
+        ),
+        skip,
         batch,
     )
-    return batch, _output(batch, flows, resetting & ~batch.pending, params, static, score)
-
-
-def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
-    """``(slots (chunk,), take (chunk,) bool)``: the stale reserves to regenerate, slots about
-    to reset first, then by index; ``take`` is False for padding (fewer stale than ``chunk``)."""
-    stale = ~batch.reserve_fresh
-    urgent = stale & (batch.done | batch.pending)  # these worlds reset on the next pass
-    rank = jnp.where(urgent, 0, jnp.where(stale, 1, 2))
-    slots = jnp.argsort(rank, stable=True)[:chunk]
-    return slots, rank[slots] < 2
-
-
-def install(batch: Batch, slots: jax.Array, take: jax.Array, states: State) -> Batch:
-    """Put generated ``states`` for ``slots`` into the reserve where ``take``."""
-
-    def put(old, new):
-        chosen = jnp.where(take.reshape(take.shape + (1,) * (new.ndim - 1)), new, old[slots])
-        return old.at[slots].set(chosen)
-
-    return batch._replace(
-        reserve=jax.tree.map(put, batch.reserve, states),
-        reserve_fresh=batch.reserve_fresh.at[slots].set(batch.reserve_fresh[slots] | take),
-    )
-
-
-def refresh(batch: Batch, params: Params, static: StaticParams, chunk: int) -> Batch:
-    """Regenerate up to ``chunk`` stale reserves (``refresh_plan``, ``generate``, ``install``).
-
-    ``chunk`` is static (one compiled generator of ``chunk`` worlds). Slots beyond the stale
-    ones are generated and discarded.
-    """
-    slots, take = refresh_plan(batch, chunk)
-    _, states, _ = generate(batch.slot_key[slots], batch.episode[slots] + 1, params, static)
-    return install(batch, slots, take, states)
-
-
-def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chunk: int) -> Batch:
-    """Refresh while a world that resets next lacks its reserve, or while at least ``chunk``
-    reserves are stale (``step`` runs it inside its ``upkeep``)."""
-
-    def pending(b: Batch) -> jax.Array:
-        stale = ~b.reserve_fresh
-        return ((b.done | b.pending) & stale).any() | (stale.sum() >= chunk)
-
-    return jax.lax.while_loop(pending, lambda b: refresh(b, params, static, chunk), batch)
+    return batch, _output(batch, flows, resetting & ~batch.pending, params, static, scores)
 
 
 __all__ = [
     "Batch",
     "BatchOutput",
     "advance",
+    "episode_keys",
     "generate",
     "init",
     "init_from_keys",
@@ -387,7 +315,9 @@ __all__ = [
     "refresh",
     "refresh_plan",
     "refresh_until_ready",
+    "scores",
     "slot_keys",
     "step",
     "swap_pending",
+    "upkeep",
 ]

@@ -4,14 +4,16 @@
     out = runner.reset(seed=0)                 # BatchOutput of jax arrays, leading axis N
     out = runner.step(actions)                 # (N, P) int actions
     if out.info["ended"]:                      # some world ended on this call
-        scores = out.info["score"]             # {key: (N, P)}, from the final states
+        scores = runner.scores()               # {key: (N, P)}, before the next step
 
-Each ``step`` is one jitted ``batch.step``: the worlds step, and on the calls that need it the
-reserves are regenerated and swapped in on the device, so the host reads nothing back to
-decide anything. The worlds are split over all local devices (``jax.sharding``, a 1-D mesh
-over the world axis) when there are several and ``shard`` is True. Constructing a runner does
-no JAX work: compilation and device set-up happen in the first ``reset`` (so a process can
-fork workers after building one).
+Each ``step`` is one jitted ``batch.step`` (reserves regenerated and swapped in on the device
+when needed); the score of the worlds that ended is computed on demand by ``scores()``. On
+this CPU a host-side choice between a call with and one without that upkeep was slower: reading
+the previous call's counters stalls the pipeline of dispatches (measured at N = 64).
+The worlds are split over all local devices (``jax.sharding``, a 1-D mesh over the world axis)
+when there are several and ``shard`` is True. Constructing a runner does no JAX work:
+compilation and device set-up happen in the first ``reset`` (so a process can fork workers
+after building one).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class Compiled(NamedTuple):
     new_batch: Callable
     concat: Callable
     step: Callable
+    """``batch.step`` without the score (``scores`` computes it on demand)."""
+    scores: Callable
 
 
 WORLD_AXIS = "worlds"
@@ -60,6 +64,10 @@ def world_sharding(num_worlds: int, devices=None) -> NamedSharding | None:
     return NamedSharding(mesh, PartitionSpec(WORLD_AXIS))
 
 
+def _step(batch, actions, params, static, chunk):
+    return core_batch.step(batch, actions, params, static, chunk, score=False)
+
+
 @functools.cache
 def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
     """The jitted batch functions for one ``StaticParams`` and refresh chunk size."""
@@ -70,10 +78,8 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
             lambda parts, n: jax.tree.map(lambda *x: jnp.concatenate(x)[:n], *parts),
             static_argnums=1,
         ),
-        step=jax.jit(
-            lambda batch, actions, params: core_batch.step(batch, actions, params, static, chunk),
-            donate_argnums=0,
-        ),
+        step=jax.jit(functools.partial(_step, static=static, chunk=chunk), donate_argnums=0),
+        scores=jax.jit(lambda batch: core_batch.scores(batch, static, chunk)),
     )
 
 
@@ -136,18 +142,17 @@ class BatchRunner:
             self.batch = jax.device_put(self.batch, sharding)
         if not self._warm:
             self._warm_up()
-        self._last = out
         return out
 
     def _warm_up(self) -> None:
-        """Compile ``step`` now, on a throw-away copy of the batch, so no call compiles
-        mid-rollout (the rare branch that swaps, regenerates and scores compiles with it)."""
+        """Compile the step (with its upkeep branch) and the score now, on a throw-away copy of
+        the batch, so no call compiles mid-rollout."""
         fns = compiled_batch(self.static, self.chunk)
-        scratch = jax.tree.map(jnp.copy, self.batch)
         actions = jnp.zeros((self.num_worlds, self.static.player_count), jnp.int32)
         if self.sharding is not None:
             actions = jax.device_put(actions, self.sharding)
-        jax.block_until_ready(fns.step(scratch, actions, self._params))
+        jax.block_until_ready(fns.step(jax.tree.map(jnp.copy, self.batch), actions, self._params))
+        jax.block_until_ready(fns.scores(self.batch))
         self._warm = True
 
     def _generate_all(self, keys: jax.Array, episode: int):
@@ -161,22 +166,27 @@ class BatchRunner:
 
     def step(self, actions) -> core_batch.BatchOutput:
         """One call with (N, P) int actions (``batch.step``): worlds that ended on the previous
-        call reset, the others step; ``info["score"]`` scores the worlds that end now."""
+        call reset, the others step. Call ``scores()`` after a call where a world ended.
+
+        The upkeep (reserves regenerated and swapped in) runs inside the call, under a
+        ``lax.cond``, so the host reads nothing back and never waits for the call in flight.
+        """
         if self.batch is None:
             raise RuntimeError("step() called before reset(); call reset(seed) first")
         fns = compiled_batch(self.static, self.chunk)
         sharding = self.sharding
         if sharding is not None:
             actions = jax.device_put(actions, sharding)
-        self.batch, self._last = fns.step(self.batch, actions, self._params)
-        return self._last
+        self.batch, out = fns.step(self.batch, actions, self._params)
+        return out
 
     def scores(self) -> dict[str, jax.Array]:
         """Score keys ({key: (N, P) float32}, ``alem_core.score``) of the worlds that ended on
-        the last ``step`` (``info["done"]``; zero elsewhere): ``info["score"]`` of that call."""
+        the last ``step`` (``info["done"]``; zero elsewhere), from their final states. Call it
+        before the next ``step``, which resets them."""
         if self.batch is None:
             raise RuntimeError("scores() called before reset(); call reset(seed) first")
-        return self._last.info["score"]
+        return compiled_batch(self.static, self.chunk).scores(self.batch)
 
 
 __all__ = [

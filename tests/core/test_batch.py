@@ -91,7 +91,7 @@ def test_slot_is_the_core_world_with_its_keys(played):
     """Slot 1, episode 0 is ``alem_core.reset`` / ``step`` with the documented keys."""
     reset, step = compiled(SMALL)
     slot_key = core_batch.slot_keys(jax.numpy.asarray(seed_key(0)), N)[1]
-    k_world, k_steps = core_batch._episode_keys(slot_key, 0)
+    k_world, k_steps = core_batch.episode_keys(slot_key, 0)
     params = PARAMS.as_arrays()
     obs, state = reset(k_world, params)
     np.testing.assert_array_equal(np.asarray(obs), played[0]["obs"][1])
