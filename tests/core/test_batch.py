@@ -180,3 +180,25 @@ def test_sharded_over_two_cpu_devices_equals_unsharded():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "sharded == unsharded" in done.stdout
+
+
+@pytest.mark.slow
+def test_on_device_step_with_score_matches_the_runner(played):
+    """``batch.step`` with ``info["score"]`` (as ``lax.scan`` loops call it) gives the runner's
+    outputs, and on the calls where worlds end the score ``BatchRunner.scores()`` gave."""
+    chunk, params = default_chunk(N), PARAMS.as_arrays()
+    call = jax.jit(lambda b, a, p: core_batch.step(b, a, p, SMALL, chunk))
+    init = jax.jit(core_batch.init, static_argnums=(1, 3))
+    batch, _ = init(jax.numpy.asarray(seed_key(0)), N, params, SMALL)
+    for t in range(1, CALLS + 1):
+        batch, out = call(batch, played[t]["actions"], params)
+        out = jax.device_get(out._asdict())
+        np.testing.assert_allclose(out["obs"], played[t]["obs"], rtol=1e-6, atol=1e-6)
+        for name in ("reward", "terminated", "truncated"):
+            np.testing.assert_array_equal(out[name], played[t][name])
+        for name in ("action_mask", "reset", "episode", "episode_return", "episode_length"):
+            np.testing.assert_array_equal(out["info"][name], played[t]["info"][name])
+        expected = played[t].get("score")
+        for key, value in out["info"]["score"].items():
+            want = np.zeros_like(value) if expected is None else expected[key]
+            np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-6)
