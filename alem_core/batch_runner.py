@@ -130,7 +130,8 @@ class BatchRunner:
         """Start every slot's episode 0 from ``seed``; the same seed gives the same episodes.
 
         The first call also compiles (or loads from the persistent cache) everything a
-        rollout uses, the score and the reset passes included, so no call compiles mid-way.
+        rollout uses (the step with its upkeep branch, and the score), so no call compiles
+        mid-way.
         """
         fns = compiled_batch(self.static, self.chunk)
         self._params = self.params.as_arrays()
