@@ -55,6 +55,7 @@ import jax.numpy as jnp
 from alem_core.api import step as core_step
 from alem_core.batch_reserve import (
     Batch,
+    blank_batch,
     episode_keys,
     generate,
     install,
@@ -306,6 +307,7 @@ __all__ = [
     "Batch",
     "BatchOutput",
     "advance",
+    "blank_batch",
     "episode_keys",
     "generate",
     "init",

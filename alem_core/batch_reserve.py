@@ -85,6 +85,21 @@ def swap_pending(batch: Batch, chunk: int) -> Batch:
     )
 
 
+def blank_batch(keys: jax.Array, params: Params, static: StaticParams) -> Batch:
+    """A batch whose every slot waits for episode 0: zero worlds and reserves, all stale and
+    pending. The first ``batch.step`` on it (actions ignored) generates episode 0 of every
+    slot and returns its first observation, so world generation is compiled once, inside the
+    step, instead of also in a separate reset (``BatchRunner.reset`` does this)."""
+    n = keys.shape[0]
+    shapes = jax.eval_shape(lambda k: core_reset(k, params, static)[1], jax.random.key(0))
+    zeros = jax.tree.map(lambda s: jnp.zeros((n, *s.shape), s.dtype), shapes)
+    no = jnp.zeros((n,), bool)
+    return Batch(
+        zeros, zeros, no, keys, jnp.full((n,), -1, jnp.int32), jnp.zeros(n, jnp.int32),
+        jnp.zeros((n, static.player_count), jnp.float32), no, ~no,
+    )  # fmt: skip
+
+
 def refresh_plan(batch: Batch, chunk: int) -> tuple[jax.Array, jax.Array]:
     """``(slots (chunk,), take (chunk,) bool)``: the stale reserves to regenerate, slots about
     to reset first, then by index; ``take`` is False for padding (fewer stale than ``chunk``)."""
@@ -132,6 +147,7 @@ def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chun
 
 __all__ = [
     "Batch",
+    "blank_batch",
     "episode_keys",
     "generate",
     "install",

@@ -33,12 +33,10 @@ from alem_core.params import Params, StaticParams
 
 
 class Compiled(NamedTuple):
-    """Jitted pieces for one ``StaticParams``; ``generate`` is the only one that makes worlds
+    """Jitted pieces for one ``StaticParams``; worlds are made only inside ``step``
     outside ``step``."""
 
-    generate: Callable
-    new_batch: Callable
-    concat: Callable
+    blank: Callable
     step: Callable
     """``batch.step`` without the score (``scores`` computes it on demand)."""
     scores: Callable
@@ -72,12 +70,7 @@ def _step(batch, actions, params, static, chunk):
 def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
     """The jitted batch functions for one ``StaticParams`` and refresh chunk size."""
     return Compiled(
-        generate=jax.jit(lambda k, e, params: core_batch.generate(k, e, params, static)),
-        new_batch=jax.jit(lambda k, a, b: core_batch.new_batch(k, a, b, static)),
-        concat=jax.jit(
-            lambda parts, n: jax.tree.map(lambda *x: jnp.concatenate(x)[:n], *parts),
-            static_argnums=1,
-        ),
+        blank=jax.jit(lambda keys, params: core_batch.blank_batch(keys, params, static)),
         step=jax.jit(functools.partial(_step, static=static, chunk=chunk), donate_argnums=0),
         scores=jax.jit(lambda batch: core_batch.scores(batch, static, chunk)),
     )
@@ -130,40 +123,24 @@ class BatchRunner:
         """Start every slot's episode 0 from ``seed``; the same seed gives the same episodes.
 
         The first call also compiles (or loads from the persistent cache) everything a
-        rollout uses (the step with its upkeep branch, and the score), so no call compiles
-        mid-way.
+        rollout uses (the step with its upkeep branch, which also makes the worlds, and the
+        score), so no call compiles mid-way.
         """
         fns = compiled_batch(self.static, self.chunk)
         self._params = self.params.as_arrays()
         keys = core_batch.slot_keys(jnp.asarray(seed_key(seed)), self.num_worlds)
-        first, second = (self._generate_all(keys, episode) for episode in (0, 1))
-        self.batch, out = fns.new_batch(keys, first, second)
+        self.batch = fns.blank(keys, self._params)
         sharding = self.sharding
         if sharding is not None:
             self.batch = jax.device_put(self.batch, sharding)
-        if not self._warm:
-            self._warm_up()
+        # Every slot is pending with a stale reserve: this call generates episode 0 of each
+        # (``batch.blank_batch``) and returns its first observation; the actions are ignored.
+        # It also compiles the step with its upkeep branch, so the rollout never compiles.
+        out = self.step(jnp.zeros((self.num_worlds, self.static.player_count), jnp.int32))
+        if not self._warm:  # compile the score now too (it runs only after episode ends)
+            jax.block_until_ready(fns.scores(self.batch))
+            self._warm = True
         return out
-
-    def _warm_up(self) -> None:
-        """Compile the step (with its upkeep branch) and the score now, on a throw-away copy of
-        the batch, so no call compiles mid-rollout."""
-        fns = compiled_batch(self.static, self.chunk)
-        actions = jnp.zeros((self.num_worlds, self.static.player_count), jnp.int32)
-        if self.sharding is not None:
-            actions = jax.device_put(actions, self.sharding)
-        jax.block_until_ready(fns.step(jax.tree.map(jnp.copy, self.batch), actions, self._params))
-        jax.block_until_ready(fns.scores(self.batch))
-        self._warm = True
-
-    def _generate_all(self, keys: jax.Array, episode: int):
-        """``generate`` for every slot, ``chunk`` slots per call (padding discarded)."""
-        fns = compiled_batch(self.static, self.chunk)
-        n, c = self.num_worlds, self.chunk
-        padded = jnp.concatenate([keys, jnp.zeros((-n % c, 2), keys.dtype)])
-        episodes = jnp.full((c,), episode, jnp.int32)
-        parts = [fns.generate(padded[i : i + c], episodes, self._params) for i in range(0, n, c)]
-        return fns.concat(parts, n)
 
     def step(self, actions) -> core_batch.BatchOutput:
         """One call with (N, P) int actions (``batch.step``): worlds that ended on the previous
