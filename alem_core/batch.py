@@ -286,21 +286,24 @@ def step(
             scores on demand (``scores``): the ~30 zero arrays a standalone call returns on
             every step cost about 1 ms at N = 64.
     """
-    batch, flows = advance(batch, actions, params, static)
+    with jax.named_scope("advance"):  # scopes name the parts in profiles
+        batch, flows = advance(batch, actions, params, static)
     resetting = batch.pending
 
     def skip(b: Batch):
         return b, _zero_scores(b.worlds, b.done, static) if score else None
 
-    batch, scores = jax.lax.cond(
-        _upkeep_needed(batch, chunk, refresh, score),
-        functools.partial(
-            upkeep, params=params, static=static, chunk=chunk, refresh=refresh, score=score
-        ),
-        skip,
-        batch,
-    )
-    return batch, _output(batch, flows, resetting & ~batch.pending, params, static, scores)
+    with jax.named_scope("upkeep"):
+        batch, scores = jax.lax.cond(
+            _upkeep_needed(batch, chunk, refresh, score),
+            functools.partial(
+                upkeep, params=params, static=static, chunk=chunk, refresh=refresh, score=score
+            ),
+            skip,
+            batch,
+        )
+    with jax.named_scope("output"):
+        return batch, _output(batch, flows, resetting & ~batch.pending, params, static, scores)
 
 
 __all__ = [

@@ -160,9 +160,10 @@ def step(
     keys = dict(zip([s.name for s in PIPELINE], jax.random.split(key, len(PIPELINE)), strict=True))
     health = {}
     for stage in PIPELINE:
-        state = stage.fn(
-            state, actions, keys[stage.name] if stage.needs_key else None, params, static
-        )
+        with jax.named_scope(stage.name):  # names each stage's ops in profiles
+            state = stage.fn(
+                state, actions, keys[stage.name] if stage.needs_key else None, params, static
+            )
         health[stage.name] = state.players.health
     parts = reward_parts(before, state, params, static)
     state = end_step(
@@ -181,4 +182,6 @@ def step(
         "won": won,
         "cooperation": cooperation_metrics(state),
     }
-    return observe(state, params, static), state, parts["reward"], terminated, truncated, info
+    with jax.named_scope("observation"):
+        obs = observe(state, params, static)
+    return obs, state, parts["reward"], terminated, truncated, info
