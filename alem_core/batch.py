@@ -70,7 +70,7 @@ from alem_core.difficulty import episode_params
 from alem_core.masking import action_mask
 from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
-from alem_core.score import score
+from alem_core.score import score, score_keys
 from alem_core.state import State
 
 
@@ -91,8 +91,10 @@ class BatchOutput(NamedTuple):
     ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
     stale), ``ended`` () int32 (worlds with ``done``) and, unless ``step(score=False)``,
-    ``score`` {key: (N, P) float32} (``alem_core.score`` of the worlds with ``done``, zero
-    elsewhere)."""
+    ``score`` (N, P, K) float32: ``alem_core.score`` of the worlds with ``done`` (zero
+    elsewhere), key ``k`` of ``alem_core.score.score_keys(static)`` in column ``k``. One table,
+    not a dict of K ~ 460 arrays: a scan that carries the output would copy each of them on
+    every call. ``score_dict`` gives the named view."""
 
 
 def _observe(worlds: State, params: Params, static: StaticParams):
@@ -150,7 +152,7 @@ def new_batch(keys: jax.Array, first, second, static: StaticParams) -> tuple[Bat
         jnp.zeros((n, p), jnp.float32), no, no,
     )  # fmt: skip
     zero = jnp.zeros((n, p), jnp.float32)
-    score = _zero_scores(worlds, no, static)
+    score = _zero_score_table(worlds, static)
     info = _info(batch, mask, worlds.players.alive, ~no, no, no, score)
     return batch, BatchOutput(obs, zero, zero > 0, zero > 0, info)
 
@@ -181,33 +183,41 @@ def _scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, j
     return jax.vmap(lambda s, d: score(s, static, d))(worlds, done)
 
 
+def score_dict(table: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
+    """{key: (N, P)} named columns of a (N, P, K) score table (``info["score"]``)."""
+    return {key: table[..., k] for k, key in enumerate(score_keys(static))}
+
+
 def scores(batch: Batch, static: StaticParams, chunk: int) -> dict[str, jax.Array]:
     """{key: (N, P) float32} score of every world that ended on the last call (``done``; zero
     elsewhere), from its final state: call it before the next call resets those worlds."""
-    return _scores_of_ended(batch.worlds, batch.done, static, chunk)
+    table = _score_table_of_ended(batch.worlds, batch.done, static, chunk)
+    return score_dict(table, static)
 
 
-def _scores_of_ended(worlds: State, done: jax.Array, static: StaticParams, chunk: int):
-    """``_scores``, computed only for the ``done`` worlds, ``chunk`` at a time (scoring all N
-    worlds because one ended cost about as much as a whole step at N = 64)."""
+def _score_table_of_ended(worlds: State, done: jax.Array, static: StaticParams, chunk: int):
+    """(N, P, K) every score key (``score_keys`` order) of the ``done`` worlds, zero elsewhere,
+    computed only for those worlds, ``chunk`` at a time (scoring all N worlds because one ended
+    cost about as much as a whole step at N = 64). One stacked array rather than a dict of
+    ~460 (N, P) arrays: each array passing through ``step``'s ``cond`` costs a copy per call."""
 
     def next_chunk(carry):
-        scores, left = carry
+        table, left = carry
         slots = jnp.argsort(~left, stable=True)[:chunk]
         take = left[slots]
         rows = _scores(jax.tree.map(lambda leaf: leaf[slots], worlds), take, static)
-        scores = jax.tree.map(lambda acc, row: acc.at[slots].add(row), scores, rows)
-        return scores, left.at[slots].set(False)
+        table = table.at[slots].add(jnp.stack([rows[k] for k in score_keys(static)], axis=-1))
+        return table, left.at[slots].set(False)
 
-    zeros = _zero_scores(worlds, done, static)
-    scores, _ = jax.lax.while_loop(lambda c: c[1].any(), next_chunk, (zeros, done))
-    return scores
+    table, _ = jax.lax.while_loop(
+        lambda c: c[1].any(), next_chunk, (_zero_score_table(worlds, static), done)
+    )
+    return table
 
 
-def _zero_scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
-    """Zeros shaped like ``_scores`` (nothing is computed)."""
-    shapes = jax.eval_shape(lambda: _scores(worlds, done, static))
-    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+def _zero_score_table(worlds: State, static: StaticParams) -> jax.Array:
+    """Zeros shaped like ``_score_table_of_ended``'s result."""
+    return jnp.zeros((*worlds.players.alive.shape, len(score_keys(static))), jnp.float32)
 
 
 def advance(batch: Batch, actions: jax.Array, params: Params, static: StaticParams):
@@ -248,8 +258,8 @@ def _upkeep_needed(batch: Batch, chunk: int, refresh: bool, score: bool) -> jax.
 
 def upkeep(batch: Batch, params, static: StaticParams, chunk: int, refresh: bool, score: bool):
     """The rare part of a call: regenerate reserves (``refresh_until_ready``, if ``refresh``),
-    swap them into the pending worlds, score the worlds that ended. Returns (batch, score), the
-    score None unless ``score``."""
+    swap them into the pending worlds, score the worlds that ended. Returns (batch, table): the
+    (N, P, K) score table (``_score_table_of_ended``), None unless ``score``."""
     if refresh:
         batch = refresh_until_ready(batch, params, static, chunk)
 
@@ -257,7 +267,8 @@ def upkeep(batch: Batch, params, static: StaticParams, chunk: int, refresh: bool
         return (b.pending & b.reserve_fresh).any()
 
     batch = jax.lax.while_loop(resettable, lambda b: swap_pending(b, chunk), batch)
-    return batch, _scores_of_ended(batch.worlds, batch.done, static, chunk) if score else None
+    table = _score_table_of_ended(batch.worlds, batch.done, static, chunk) if score else None
+    return batch, table
 
 
 def step(
@@ -291,10 +302,10 @@ def step(
     resetting = batch.pending
 
     def skip(b: Batch):
-        return b, _zero_scores(b.worlds, b.done, static) if score else None
+        return b, _zero_score_table(b.worlds, static) if score else None
 
     with jax.named_scope("upkeep"):
-        batch, scores = jax.lax.cond(
+        batch, table = jax.lax.cond(
             _upkeep_needed(batch, chunk, refresh, score),
             functools.partial(
                 upkeep, params=params, static=static, chunk=chunk, refresh=refresh, score=score
@@ -303,7 +314,7 @@ def step(
             batch,
         )
     with jax.named_scope("output"):
-        return batch, _output(batch, flows, resetting & ~batch.pending, params, static, scores)
+        return batch, _output(batch, flows, resetting & ~batch.pending, params, static, table)
 
 
 __all__ = [
@@ -320,6 +331,7 @@ __all__ = [
     "refresh",
     "refresh_plan",
     "refresh_until_ready",
+    "score_dict",
     "scores",
     "slot_keys",
     "step",

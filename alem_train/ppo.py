@@ -166,11 +166,12 @@ def _policy_step(params: dict, out: core_batch.BatchOutput, key: Array, central:
     return action, logp, value
 
 
-def _episode_sums(nxt: core_batch.BatchOutput) -> Array:
+def _episode_sums(nxt: core_batch.BatchOutput, static) -> Array:
     """(1 + len(EPISODE_KEYS),) count of worlds that ended and the sums of their team means."""
     done = nxt.info["done"]
     team = [nxt.info["episode_return"].mean(axis=1)]
-    team += [nxt.info["score"][k].mean(axis=1) for k in EPISODE_KEYS[1:]]
+    scores = core_batch.score_dict(nxt.info["score"], static)
+    team += [scores[k].mean(axis=1) for k in EPISODE_KEYS[1:]]
     sums = [jnp.where(done, x, 0.0).sum() for x in team]
     return jnp.stack([done.sum().astype(jnp.float32), *sums])
 
@@ -191,7 +192,7 @@ def rollout(state: TrainState, config: PPOConfig):
             out.obs, out.info["action_mask"], action, logp, value, nxt.reward, ended,
             alive & ~skipped,
         )  # fmt: skip
-        return (batch, nxt, key), (step, _episode_sums(nxt))
+        return (batch, nxt, key), (step, _episode_sums(nxt, static))
 
     (batch, out, key), (traj, sums) = jax.lax.scan(
         one, (state.batch, state.out, state.key), None, config.num_steps

@@ -198,6 +198,6 @@ def test_on_device_step_with_score_matches_the_runner(played):
         for name in ("action_mask", "reset", "episode", "episode_return", "episode_length"):
             np.testing.assert_array_equal(out["info"][name], played[t]["info"][name])
         expected = played[t].get("score")
-        for key, value in out["info"]["score"].items():
+        for key, value in core_batch.score_dict(out["info"]["score"], SMALL).items():
             want = np.zeros_like(value) if expected is None else expected[key]
             np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-6)
