@@ -127,7 +127,8 @@ class BatchRunner:
         score), so no call compiles mid-way.
         """
         fns = compiled_batch(self.static, self.chunk)
-        self._params = self.params.as_arrays()
+        # On the device once: host arrays would be copied over on every call.
+        self._params = jax.device_put(self.params.as_arrays())
         keys = core_batch.slot_keys(jnp.asarray(seed_key(seed)), self.num_worlds)
         self.batch = fns.blank(keys, self._params)
         sharding = self.sharding
