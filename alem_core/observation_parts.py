@@ -239,7 +239,7 @@ def marker_updates(
     static: StaticParams,
     players_pos: jax.Array,
     apply_light: bool = True,
-) -> tuple[jax.Array, jax.Array, jax.Array]:
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """(viewer, cell, channel, value), each (P, M + P): every marker as each player sees it.
 
     Adds the per-viewer teammate markers (self first, then the others in index order) to
