@@ -33,8 +33,7 @@ from alem_core.params import Params, StaticParams
 
 
 class Compiled(NamedTuple):
-    """Jitted pieces for one ``StaticParams``; worlds are made only inside ``step``
-    outside ``step``."""
+    """Jitted pieces for one ``StaticParams``; worlds are made only inside ``step``."""
 
     blank: Callable
     step: Callable
