@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
+from alem_core.boss_tables import BOSS_WAVE_TIMER
 from alem_core.counters import CoordinationStats, Stats, _Replace
-from alem_core.tables import BOSS_WAVE_TIMER
 
 MAP_DTYPES: dict[str, jnp.dtype] = {
     "block": jnp.uint8,

@@ -33,19 +33,18 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.constants import Achievement, Block
-from alem_core.params import StaticParams
-from alem_core.state import State
-from alem_core.systems.interaction import do_targets
-from alem_core.tables import (
+from alem_core.boss_tables import (
     BOSS_FLOOR,
     BOSS_PROGRESS_TO_WIN,
     BOSS_WAVE_DISTANCE,
     BOSS_WAVE_TIMER,
-    FLOOR_MELEE_TYPE,
-    FLOOR_RANGED_TYPE,
     GRAVE_BLOCKS,
 )
+from alem_core.constants import Achievement, Block
+from alem_core.params import StaticParams
+from alem_core.state import State
+from alem_core.systems.interaction import do_targets
+from alem_core.tables import FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
 
 
 def on_boss_floor(state: State) -> jax.Array:

@@ -12,13 +12,13 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
+from alem_core.boss_tables import BOSS_FLOOR
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
 from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
 from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
 from alem_core.state import Players, State
 from alem_core.survival_tables import GOD_MODE_MIN_HEALTH, INTRINSICS
-from alem_core.tables import BOSS_FLOOR
 
 R = INTRINSICS
 

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from alem_core.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
 from alem_core.constants import NUM_BLOCKS, Block, MobClass
 from alem_core.grid import DIRECTIONS, in_bounds
 from alem_core.params import Params, StaticParams
@@ -50,8 +51,6 @@ from alem_core.systems.projectiles import (
     move_player_projectiles,
 )
 from alem_core.tables import (
-    BOSS_DAMAGE_MULTIPLIER,
-    BOSS_FLOOR,
     MELEE_CHASE_DISTANCE,
     MELEE_CHASE_PROB,
     MELEE_COOLDOWN,

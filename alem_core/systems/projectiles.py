@@ -19,6 +19,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from alem_core.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
 from alem_core.constants import NUM_ACHIEVEMENTS, Block, MobClass, Projectile
 from alem_core.grid import in_bounds, write_cells
 from alem_core.params import Params, StaticParams
@@ -32,8 +33,6 @@ from alem_core.systems.mob_frame import (
     same_cell,
 )
 from alem_core.tables import (
-    BOSS_DAMAGE_MULTIPLIER,
-    BOSS_FLOOR,
     FLOOR_DEFEAT_MELEE,
     FLOOR_DEFEAT_RANGED,
     MOB_DEFENCE,

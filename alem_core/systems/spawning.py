@@ -23,12 +23,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from alem_core.boss_tables import BOSS_WAVE_CHANCE_MULTIPLIER
 from alem_core.constants import Block, MobClass
 from alem_core.params import Params, StaticParams
 from alem_core.state import Entities, State
 from alem_core.systems.boss import on_boss_floor, wave_cells, wave_in_progress, wave_types
 from alem_core.tables import (
-    BOSS_WAVE_CHANCE_MULTIPLIER,
     FLOOR_IS_DUNGEON,
     FLOOR_MELEE_CHANCE,
     FLOOR_MELEE_TYPE,

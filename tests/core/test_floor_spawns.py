@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import alem_core
+from alem_core.boss_tables import BOSS_FLOOR
 from alem_core.constants import Action
 from alem_core.rollout import compiled
 from alem_core.tables import (
-    BOSS_FLOOR,
     FLOOR_MELEE_TYPE,
     FLOOR_PASSIVE_CHANCE,
     FLOOR_PASSIVE_TYPE,

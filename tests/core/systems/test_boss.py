@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import alem_core
+from alem_core.boss_tables import BOSS_FLOOR, BOSS_WAVE_TIMER
 from alem_core.constants import Achievement, Action, Block
 from alem_core.observation import floor_info
 from alem_core.params import Params, StaticParams
@@ -27,7 +28,7 @@ from alem_core.systems.boss import (
 )
 from alem_core.systems.intrinsics import update_intrinsics
 from alem_core.systems.spawning import spawn_mobs
-from alem_core.tables import BOSS_FLOOR, BOSS_WAVE_TIMER, FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
+from alem_core.tables import FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
 from alem_core.testing import hand_built_state
 
 A = Achievement
