@@ -130,13 +130,17 @@ def _assert_signature(out: tuple, static: StaticParams) -> None:
     assert mask.shape == (p, a) and mask.dtype == jnp.bool_, "action mask"
 
 
-def check_core_api(static: StaticParams, params: Params, steps: int = 20, seed: int = 0) -> None:
+def check_core_api(
+    static: StaticParams, params: Params, steps: int = 20, seed: int = 0, eager_steps: int = 2
+) -> None:
     """Check the functional API on ``static`` and ``params``; raise AssertionError on a break.
 
-    For anyone who changes params or adds a system: jit, vmap and eager agree (eager for two
-    steps, it compiles every primitive); ``step`` traces once however the state, actions and
-    param values change; over ``steps`` masked random steps every leaf keeps its shape and dtype
-    and stays finite; the arrays match the spaces (observation (P, D) float32, mask (P, A)).
+    For anyone who changes params or adds a system: jit, vmap and eager agree (eager for the
+    reset and the first ``eager_steps`` steps; 0 skips the eager runs, which compile every
+    primitive one by one: about 85 s of the check's time on a 2-core CPU); ``step`` traces
+    once however the state, actions and param values change; over ``steps`` masked random
+    steps every leaf keeps its shape and dtype and stays finite; the arrays match the spaces
+    (observation (P, D) float32, mask (P, A)).
     """
     from alem_core.api import reset as core_reset
     from alem_core.api import step as core_step
@@ -153,17 +157,18 @@ def check_core_api(static: StaticParams, params: Params, steps: int = 20, seed: 
     step = jax.jit(traced_step)
     key = jax.random.key(seed)
     obs, state = reset(key, params)
-    with jax.disable_jit():
-        eager = core_reset(key, params, static)
-    _assert_trees_close((obs, state), eager, "reset: jit != eager")
+    if eager_steps > 0:
+        with jax.disable_jit():
+            eager = core_reset(key, params, static)
+        _assert_trees_close((obs, state), eager, "reset: jit != eager")
+        eager_state = eager[1]
     signature = jax.tree.map(lambda x: (x.shape, x.dtype), state)
-    eager_state = eager[1]
     for t in range(steps):
         k_act, k_step = jax.random.split(jax.random.fold_in(key, t))
         actions = random_legal_actions(k_act, action_mask(state, params, static))
         out = step(k_step, state, actions, params)
         _assert_signature(out, static)
-        if t < 2:
+        if t < eager_steps:
             with jax.disable_jit():
                 eager_out = core_step(k_step, eager_state, actions, params, static)
             _assert_trees_close(out, eager_out, f"step {t}: jit != eager")

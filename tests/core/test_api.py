@@ -52,7 +52,14 @@ def test_obs_sizes_match_spec():
 
 
 def test_core_api_checker_passes_on_the_small_world():
-    """jit == eager == vmap, one trace of step, stable and finite leaves, arrays match spaces."""
+    """jit == vmap, one trace of step, stable and finite leaves, arrays match spaces (the eager
+    runs are the slow test below: they compile every primitive alone, ~150 s of a cold CI)."""
+    check_core_api(SMALL, PARAMS, steps=12, eager_steps=0)
+
+
+@pytest.mark.slow
+def test_core_api_checker_with_eager_runs_passes_on_the_small_world():
+    """The whole check: jit == eager for the reset and two steps, as well."""
     check_core_api(SMALL, PARAMS, steps=12)
 
 
@@ -64,8 +71,8 @@ def test_core_api_checker_catches_a_broken_step(monkeypatch):
         return (obs, state.replace(alpha=state.alpha * jnp.nan), *rest)  # a NaN leaks in
 
     monkeypatch.setattr(alem_core.api, "step", leaky_step)
-    with pytest.raises(AssertionError):
-        check_core_api(SMALL, PARAMS, steps=2)
+    with pytest.raises(AssertionError, match="non-finite"):
+        check_core_api(SMALL, PARAMS, steps=2, eager_steps=0)
 
 
 def test_same_key_same_episode_for_many_steps():

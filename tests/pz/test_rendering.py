@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 from pettingzoo.test import render_test
@@ -84,7 +85,9 @@ def test_render_mode_none_never_imports_pygame():
         "import alem_pz.rendering, alem_pz.play, alem_pz.recording\n"
         "assert 'pygame' not in sys.modules, 'pygame was imported'\n"
     )
-    env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_COMPILATION_CACHE_DIR=str(ROOT / ".jax_cache"))
+    # The suite's own cache directory, so the child loads what this process compiled.
+    cache = jax.config.jax_compilation_cache_dir or str(ROOT / ".jax_cache")
+    env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_COMPILATION_CACHE_DIR=cache)
     env.pop("SDL_VIDEODRIVER", None)
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True)
     assert result.returncode == 0, result.stderr.decode()[-2000:]
