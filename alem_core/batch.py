@@ -128,8 +128,8 @@ def _info(batch, mask, alive, reset, waiting, done, score) -> dict:
 def _output(batch, flows, reset, params, static, score, may_wait: bool) -> BatchOutput:
     """The call's outputs from the states after any swap; waiting worlds see zeros and may
     only NOOP. Only a call without ``refresh`` can leave a world waiting (``upkeep`` swaps in
-    every pending world otherwise), so only such a call pays for the zeroing: a full pass over
-    the observation, about 5 % of a call at N = 64."""
+    every pending world otherwise), so only such a call pays for the zeroing, a full pass over
+    the observation (without it a scan-path call at N = 64 took 0.88-0.90 of the time)."""
     reward, term, trunc = flows
     waiting = batch.pending
     obs, mask = _observe(batch.worlds, params, static)
