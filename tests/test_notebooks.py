@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import jax
 import pytest
 
 nbformat = pytest.importorskip("nbformat")
@@ -38,6 +39,8 @@ def test_notebook_is_stored_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.setenv("ALEM_NOTEBOOK_SMALL", "1")
+    # The kernel compiles into the suite's cache, not the user's (``tests/conftest.py``).
+    monkeypatch.setenv("ALEM_COMPILATION_CACHE", jax.config.jax_compilation_cache_dir)
     # The kernel imports this checkout's packages, as the test process does.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     notebook = nbformat.read(path, as_version=4)

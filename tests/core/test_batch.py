@@ -173,7 +173,8 @@ SHARDED_SCRIPT = textwrap.dedent(
 @pytest.mark.slow
 def test_sharded_over_two_cpu_devices_equals_unsharded():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", PYTHONPATH=root)
+    flags = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
+    env = dict(os.environ, XLA_FLAGS=flags.strip(), PYTHONPATH=root)
     done = subprocess.run(
         [sys.executable, "-c", SHARDED_SCRIPT], cwd=root, env=env, capture_output=True, text=True
     )
