@@ -185,7 +185,11 @@ def main() -> None:
     else:
         static = alem_core.StaticParams(player_count=3)
         params = alem_core.make_params("medium", max_timesteps=args.horizon)
-    print(f"jax {jax.__version__} on {jax.devices()}, load average {_load()}")
+    # Big XLA buffers are fresh mmaps per call from Python: the page faults on them cost up to
+    # half the time at N >= 256 unless glibc asks for transparent huge pages (README).
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    print(f"jax {jax.__version__} on {jax.devices()}, load average {_load()}, ", end="")
+    print(f"GLIBC_TUNABLES={tunables!r}")
     results = []
     for n in args.worlds:
         row = {
@@ -220,7 +224,8 @@ def main() -> None:
         results.append(row)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"load_end": _load(), "results": results}, f, indent=2)
+            record = {"load_end": _load(), "glibc_tunables": tunables, "results": results}
+            json.dump(record, f, indent=2)
 
 
 if __name__ == "__main__":
