@@ -45,7 +45,8 @@ def measure(n: int, steps: int) -> dict:
     reset_seconds = time.perf_counter() - start
     step = compiled_batch(static, runner.chunk).step
     actions = jnp.zeros((n, static.player_count), jnp.int32)
-    stats = step.lower(runner.batch, actions, runner._params).compile().memory_analysis()
+    arrays = jax.device_put(params.as_arrays())  # as the runner passes them
+    stats = step.lower(runner.batch, actions, arrays).compile().memory_analysis()
     xla = {
         "arguments": stats.argument_size_in_bytes,
         "outputs": stats.output_size_in_bytes,
