@@ -185,7 +185,7 @@ def main() -> None:
     else:
         static = alem_core.StaticParams(player_count=3)
         params = alem_core.make_params("medium", max_timesteps=args.horizon)
-    # Big XLA buffers are fresh mmaps per call from Python: the page faults on them cost up to
+    # XLA's big per-call temporaries are fresh mmaps from Python: the page faults on them cost up to
     # half the time at N >= 256 unless glibc asks for transparent huge pages (README).
     tunables = os.environ.get("GLIBC_TUNABLES", "")
     print(f"jax {jax.__version__} on {jax.devices()}, load average {_load()}, ", end="")
