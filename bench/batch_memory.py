@@ -9,7 +9,8 @@ For each N (default world: 48 x 48, nine floors, 3 agents, "medium"):
   ``peak`` is arguments + outputs + temporaries - aliased, the device memory one call needs;
 * the bytes of the live batch and of one call's output, summed over their arrays;
 * the process's peak resident memory (``ru_maxrss``) after ``BatchRunner.reset`` and
-  ``--steps`` steps with masked random actions, and the seconds per step.
+  ``--steps`` steps with masked random actions, and the seconds per step. ``ru_maxrss`` is the
+  peak of the whole process so far, so give one N per run (as the records were made).
 The device-memory goal of the issue (N = 16,384 in <= 24 GB) is about a GPU; XLA's buffer sizes
 are the same arrays there, its temporaries may differ.
 """
@@ -84,7 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"jax {jax.__version__} on {jax.devices()}")
     rows = []
-    for n in args.worlds:  # one process per N is cleaner for ru_maxrss: run them separately
+    for n in args.worlds:
         row = measure(n, args.steps)
         x = row["xla_bytes"]
         print(
