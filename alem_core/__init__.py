@@ -22,13 +22,13 @@ pytree of scalars; ``actions`` is an int array of shape (P,). Per-agent arrays c
 """
 
 from alem_core import drills
-from alem_core.api import reset, step
-from alem_core.batch import Batch, BatchOutput
-from alem_core.batch_runner import BatchRunner
+from alem_core.api import observe, reset, seed_key, step, transition
+from alem_core.batch.auto_reset import Batch, BatchOutput
+from alem_core.batch.runner import BatchRunner
 from alem_core.compilation_cache import enable_default_cache
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
-from alem_core.masking import acting, action_mask
-from alem_core.observation import obs_size, observe
+from alem_core.observation.masking import acting, action_mask
+from alem_core.observation.vector import obs_size
 from alem_core.params import Params, StaticParams, make_params
 from alem_core.state import State
 
@@ -55,5 +55,7 @@ __all__ = [
     "obs_size",
     "observe",
     "reset",
+    "seed_key",
     "step",
+    "transition",
 ]

@@ -113,8 +113,9 @@ class StaticParams:
             if knobs:
                 raise ValueError(f"StaticParams.layout_knobs must be empty for 'game', got {knobs}")
             return
-        # Imported here: the drill table builds worlds, and world building imports this module.
-        from alem_core.worldgen.drills import drill_knobs, knob_pairs
+        # Imported here, not at the top: importing ``alem_core.drills.knobs`` first runs
+        # ``alem_core/drills/__init__.py``, whose ``drill_setup`` builds on this module.
+        from alem_core.drills.knobs import drill_knobs, knob_pairs
 
         # Raises ValueError naming a bad layout, knob or value; stores the full knob set.
         object.__setattr__(self, "layout_knobs", knob_pairs(drill_knobs(self)))
@@ -174,7 +175,7 @@ class Params:
         """The same params as numpy scalars of fixed dtypes (bool, int32, float32 by field).
 
         Passing these to a jitted function never retraces, whatever Python types the values
-        had (``1`` vs ``1.0``), and they pack into fixed buffers (``alem_core.packing``).
+        had (``1`` vs ``1.0``), and they pack into fixed buffers (``alem_pz.packing``).
         """
         values = {}
         for f in dataclasses.fields(self):

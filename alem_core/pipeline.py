@@ -1,7 +1,7 @@
-"""The step: GAME.md §5.1's system order as one declared pipeline.
+"""The transition: GAME.md §5.1's system order as one declared pipeline.
 
-Every stage is ``fn(state, actions, key, params, static) -> state``; ``key`` is ``None`` for the
-deterministic ones. The order is the contract:
+Every stage is a system ``fn(state, actions, key, params, static) -> state`` (``System``); each
+gets its own key, and the deterministic ones ignore it. The order is the contract:
 * crafting, the Do phase and placing see the positions agents stood on at the start of the step
   (movement comes after them), so an agent crafts at the table it stands beside;
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
@@ -11,7 +11,9 @@ deterministic ones. The order is the contract:
   counts down at the boss stage (§5.1 stage 13), and its defeat ends the episode as a win.
 The floor change comes first (§1.7), so everything else acts on the new floor.
 
-No auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
+``transition`` builds no observation: ``alem_core.api`` composes it with ``observe`` into
+``step``, and the batch observes once per call, after swapping in the worlds that reset. No
+auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
 """
 
 from __future__ import annotations
@@ -24,13 +26,12 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
-from alem_core.difficulty import episode_params
-from alem_core.masking import acting, action_mask
-from alem_core.metrics import cooperation_metrics
-from alem_core.observation import observe
+from alem_core.observation.masking import acting
 from alem_core.params import Params, StaticParams
-from alem_core.reward import reward_parts
-from alem_core.specialisation import gate_draws
+from alem_core.rules.difficulty import episode_params
+from alem_core.rules.reward import reward_parts
+from alem_core.rules.specialisation import gate_draws
+from alem_core.scoring.metrics import cooperation_metrics
 from alem_core.state import State
 from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs
@@ -58,14 +59,12 @@ from alem_core.systems.teammates import act_on_teammates
 from alem_core.systems.trading import trade
 
 
-def _crafting(state, actions, key, params, static):
-    return craft(state, actions, gate_draws(key, static), params, static)
-
-
-def _do_phase(state, actions, key, params, static):
-    # GAME.md §5.1 step 5: handover expiry, coordination gates, attacks, teammates, blocks,
-    # then chest loot (its own shared draws and CHEST_LOOT gate draws).
-    # One forager-gate draw per agent serves every gated Do this step (§5.4).
+def do_phase(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
+    """GAME.md §5.1 step 5: handover expiry, coordination gates, attacks, teammates, blocks,
+    then chest loot (its own shared draws and CHEST_LOOT gate draws). One forager-gate draw
+    per agent serves every gated Do this step (§5.4)."""
     gate_key, sapling_key, solo_key, chest_key = jax.random.split(key, 4)
     forager_u = gate_draws(gate_key, static)
     state = expire_mining_handovers(state)
@@ -77,42 +76,52 @@ def _do_phase(state, actions, key, params, static):
     return hit_boss(state, actions, static)
 
 
-def _placing(state, actions, key, params, static):
+def placing(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
+    """Blocks (gated, one draw per agent), then torches and plants."""
     state = place_blocks(state, actions, gate_draws(key, static), params, static)
     return place_torches_and_plants(state, actions, static)
 
 
+System = Callable[[State, jax.Array, jax.Array, Params, StaticParams], State]
+"""``fn(state, actions, key, params, static) -> state``: every stage of the pipeline."""
+
+
 class Stage(NamedTuple):
-    """One system in the pipeline."""
+    """One stage: its name (named scope in profiles, health snapshots) and its system."""
 
     name: str
-    fn: Callable[..., State]
-    needs_key: bool
+    fn: System
 
 
-PIPELINE: tuple[Stage, ...] = (
-    Stage("floor_change", lambda s, a, k, p, st: change_floor(s, a, p, st), False),
-    Stage("crafting", _crafting, True),
-    Stage("do_phase", _do_phase, True),
-    Stage("placing", _placing, True),
-    Stage("construction", lambda s, a, k, p, st: build(s, a, st), False),
-    Stage("launching", lambda s, a, k, p, st: launch(s, a, st), False),
-    Stage("potions", lambda s, a, k, p, st: drink_potions(s, a), False),
-    Stage("books", lambda s, a, k, p, st: read_books(s, a), False),
-    Stage("enchanting", lambda s, a, k, p, st: enchant(s, a, k, p, st), True),
-    Stage("boss", lambda s, a, k, p, st: boss_bookkeeping(s), False),
-    Stage("level_up", lambda s, a, k, p, st: level_up(s, a, p, st), False),
-    Stage("trading", lambda s, a, k, p, st: trade(s, a, st), False),
-    Stage("communication", lambda s, a, k, p, st: send_messages(s, a, p, st), False),
-    Stage("sleep_and_rest", lambda s, a, k, p, st: start_sleep_and_rest(s, a, st), False),
-    Stage("movement", lambda s, a, k, p, st: move_players(s, a, p, st), False),
-    Stage("mobs", lambda s, a, k, p, st: update_mobs(k, s, p, st), True),
-    Stage("spawning", lambda s, a, k, p, st: spawn_mobs(k, s, p, st), True),
-    Stage("plants", lambda s, a, k, p, st: grow_plants(s, p, st), False),
-    Stage("intrinsics", lambda s, a, k, p, st: update_intrinsics(s, p, st), False),
-    Stage("clamp", lambda s, a, k, p, st: clamp_intrinsics(s, p, st), False),
-    Stage("achievements", lambda s, a, k, p, st: inventory_achievements(s, p, st), False),
+PIPELINE: tuple[Stage, ...] = tuple(
+    Stage(name, fn)
+    for name, fn in (
+        ("floor_change", change_floor),
+        ("crafting", craft),
+        ("do_phase", do_phase),
+        ("placing", placing),
+        ("construction", build),
+        ("launching", launch),
+        ("potions", drink_potions),
+        ("books", read_books),
+        ("enchanting", enchant),
+        ("boss", boss_bookkeeping),
+        ("level_up", level_up),
+        ("trading", trade),
+        ("communication", send_messages),
+        ("sleep_and_rest", start_sleep_and_rest),
+        ("movement", move_players),
+        ("mobs", update_mobs),
+        ("spawning", spawn_mobs),
+        ("plants", grow_plants),
+        ("intrinsics", update_intrinsics),
+        ("clamp", clamp_intrinsics),
+        ("achievements", inventory_achievements),
+    )
 )
+"""The stages in order."""
 
 
 def effective_actions(state: State, actions: jax.Array, static: StaticParams) -> jax.Array:
@@ -134,36 +143,34 @@ def _count_steps(state: State) -> State:
     return dataclasses.replace(state, stats=stats)
 
 
-def step(
+def transition(
     key: jax.Array, state: State, actions: jax.Array, params: Params, static: StaticParams
-) -> tuple[jax.Array, State, jax.Array, jax.Array, jax.Array, dict[str, jax.Array]]:
-    """Advance the world one step for all agents at once.
+) -> tuple[State, jax.Array, jax.Array, jax.Array, dict[str, jax.Array]]:
+    """Advance the world one step for all agents at once; no observation is built.
 
     Args:
-        key: PRNG key for this step.
+        key: PRNG key for this step (split into one key per stage, used or not, so a stage's
+            draws do not depend on which other stages draw).
         state: the current state.
         actions: (P,) int action ids.
         params: gameplay parameters.
         static: shapes (static under ``jit``).
 
     Returns:
-        ``(obs (P, D) float32, state, reward (P,) float32, terminated (P,) bool,
-        truncated (P,) bool, info)``; ``info["action_mask"]`` is (P, A) bool,
-        ``info["cooperation"]`` the running cooperation metrics (``metrics.py``) and
-        ``info["won"]`` () bool the boss is defeated (the episode ends as a win).
+        ``(state, reward (P,) float32, terminated (P,) bool, truncated (P,) bool, info)``;
+        ``info["cooperation"]`` holds the running cooperation metrics (``scoring/metrics.py``)
+        and ``info["won"]`` () bool says the boss is defeated (the episode ends as a win).
         ``terminated`` is set when every player is dead or the boss is defeated (GAME.md §7.2).
     """
     before = state
     params = episode_params(params, state.alpha)  # randomised α drives the step too
     actions = effective_actions(state, actions, static)
     state = _count_steps(state)
-    keys = dict(zip([s.name for s in PIPELINE], jax.random.split(key, len(PIPELINE)), strict=True))
+    keys = jax.random.split(key, len(PIPELINE))
     health = {}
-    for stage in PIPELINE:
+    for stage, stage_key in zip(PIPELINE, keys, strict=True):
         with jax.named_scope(stage.name):  # names each stage's ops in profiles
-            state = stage.fn(
-                state, actions, keys[stage.name] if stage.needs_key else None, params, static
-            )
+            state = stage.fn(state, actions, stage_key, params, static)
         health[stage.name] = state.players.health
     parts = reward_parts(before, state, params, static)
     state = end_step(
@@ -173,7 +180,6 @@ def step(
     terminated = jnp.broadcast_to(~state.players.alive.any() | won, (static.player_count,))
     truncated = jnp.broadcast_to(state.timestep >= params.max_timesteps, (static.player_count,))
     info = {
-        "action_mask": action_mask(state, params, static),
         "alive": state.players.alive,
         "reward_parts": parts,
         "achievements": state.players.achievements,
@@ -182,6 +188,4 @@ def step(
         "won": won,
         "cooperation": cooperation_metrics(state),
     }
-    with jax.named_scope("observation"):
-        obs = observe(state, params, static)
-    return obs, state, parts["reward"], terminated, truncated, info
+    return state, parts["reward"], terminated, truncated, info

@@ -1,6 +1,6 @@
 """Jitted core entry points shared by every ``AlemParallelEnv`` with the same shapes.
 
-State and params cross the host boundary as a few packed buffers (``alem_core.packing``):
+State and params cross the host boundary as a few packed buffers (``alem_pz.packing``):
 dispatching the state's ~100 leaves one by one cost more than the step itself.
 """
 
@@ -12,11 +12,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 import alem_core
-from alem_core.metrics import cooperation_metrics
-from alem_core.packing import PyTreePacker
+from alem_core.scoring.metrics import cooperation_metrics
+from alem_pz.packing import PyTreePacker
 
 
 def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, state) -> jax.Array:
@@ -30,7 +29,7 @@ def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, state)
 
 class CompiledCore(NamedTuple):
     """Jitted entry points for one ``StaticParams``. State and params cross the host boundary
-    as a few packed buffers (``alem_core.packing``): ~100 separate leaves cost more dispatch
+    as a few packed buffers (``alem_pz.packing``): ~100 separate leaves cost more dispatch
     time than the step itself."""
 
     reset: Callable
@@ -44,8 +43,9 @@ class CompiledCore(NamedTuple):
 def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
     """The jitted functions for one ``StaticParams``, shared by all envs.
 
-    ``reset`` and ``step`` split the env's key inside the jitted call (an eager split costs
-    ~100 µs) and return ``(next_key, state buffers, packed)`` with ``packed`` as in ``_pack``.
+    ``reset`` and ``step`` split the env's key inside the jitted call (an eager split is a
+    dispatch of its own) and return ``(next_key, state buffers, packed)`` with ``packed`` as
+    in ``_pack``.
     """
     params_example = alem_core.make_params("medium").as_arrays()
     params_packer = PyTreePacker(params_example)
@@ -83,11 +83,3 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
             jnp.asarray(b) for b in params_packer.pack(params.as_arrays())
         ),
     )
-
-
-def key_from_seed(seed: int) -> jax.Array:
-    """A raw uint32 PRNG key from any non-negative int (SeedSequence hashes big seeds)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-    words = np.random.SeedSequence(int(seed)).generate_state(2, dtype=np.uint32)
-    return jnp.asarray(words)

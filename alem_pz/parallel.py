@@ -63,12 +63,12 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 import alem_core
-from alem_core.metrics import COOPERATION_METRICS
-from alem_core.observation_parts import HANDOVER_WINDOW_SCALE
+from alem_core.observation.map_view import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
+from alem_core.scoring.metrics import COOPERATION_METRICS
 from alem_pz import rendering, scoring, warmup
 from alem_pz.actions import action_array
-from alem_pz.compiled import compiled_core, key_from_seed
+from alem_pz.compiled import compiled_core
 
 _FLOAT_METRICS = {"give_success_rate", "friendly_fire_damage"}
 OBS_HIGH = 100.0
@@ -246,7 +246,7 @@ class AlemParallelEnv(ParallelEnv):
             ``(observations, infos)`` dicts keyed by agent.
         """
         if seed is not None:
-            self._key = key_from_seed(seed)
+            self._key = jnp.asarray(alem_core.seed_key(seed))
         elif self._key is None:
             self._key = jnp.asarray(np.random.SeedSequence().generate_state(2, dtype=np.uint32))
         core = compiled_core(self.static)

@@ -1,6 +1,6 @@
 """Play alem with the keyboard: hot-seat for several people, with AI teammates in any seat.
 
-    python -m alem_pz.play --players 3 --humans 0,1 --ai scripted --difficulty easy
+    python -m alem_pz.play --players 3 --humans 0,1 --ai greedy --difficulty easy
     alem-play --humans none --ai random            # watch an AI team (console script)
     alem-play --text --seat 1                      # one seat in the terminal, as text
 
@@ -68,11 +68,13 @@ class Game:
         seed = config.seed if config.seed is not None else int(time.time()) % 100000
         self.seed = seed
         self.humans = [i for i in sorted(set(config.humans)) if 0 <= i < self.p]
+        nc = self.env.static.num_comm_channels
         self.ai = {
-            i: load_policy(config.ai, seed + i) for i in range(self.p) if i not in self.humans
+            i: load_policy(config.ai, players=self.p, seed=seed + i, comm_channels=nc)
+            for i in range(self.p)
+            if i not in self.humans
         }
         pygame.display.init()  # key names resolve only once pygame's display is up
-        nc = self.env.static.num_comm_channels
         self.keys = {
             (pygame.key.key_code(name), mods): action
             for (name, mods), action in key_table(self.p, nc).items()
@@ -337,7 +339,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="window scale")
     parser.add_argument("--tile", type=int, default=32, help="pixels per tile before scaling")
     parser.add_argument("--humans", default="0", help="seats played by people: 0,1 / all / none")
-    parser.add_argument("--ai", default="random", help="random, scripted or module:function")
+    parser.add_argument(
+        "--ai", default="random", help="random, greedy or module:function (alem_pz.policies)"
+    )
     parser.add_argument("--comm-channels", type=int, default=0)
     parser.add_argument("--max-steps", type=int, default=10000)
     parser.add_argument("--episodes", type=int, default=None)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from alem_core.score import HEADLINE_KEYS
+from alem_core.scoring.score import HEADLINE_KEYS
 
 CATEGORY_KEYS = (
     "Team/soft_coordination_achievement_pct",

@@ -1,11 +1,11 @@
 """Save episodes as animated GIFs or PNG sequences (Pillow), from Python or the command line.
 
-    python -m alem_pz.recording --steps 300 --out docs/team.gif       # a scripted team of 3
+    python -m alem_pz.recording --steps 300 --out docs/team.gif       # the greedy team of 3
     python -m alem_pz.recording --policy random --out frames/          # PNGs frame_0000.png ...
 
 From Python::
 
-    frames = record_episode(steps=100, policy="scripted")   # list of (H, W, 3) uint8 frames
+    frames = record_episode(steps=100, policy="greedy")   # list of (H, W, 3) uint8 frames
     save_frames(frames, "team.gif", fps=10)
 
 Frames are team frames as ``env.render()`` draws them (every agent's view side by side).
@@ -56,7 +56,7 @@ def record_episode(
     players: int = 3,
     difficulty: str | float = "medium",
     seed: int = 0,
-    policy: str = "scripted",
+    policy: str = "greedy",
     every: int = 1,
     static: alem_core.StaticParams | None = None,
     tile_px: int = RENDER_TILE_PX,
@@ -69,7 +69,10 @@ def record_episode(
         players=players, difficulty=difficulty, max_steps=steps, render_mode="rgb_array",
         static=static,
     )  # fmt: skip
-    policies = {agent: load_policy(policy, seed + i) for i, agent in enumerate(env.possible_agents)}
+    policies = {
+        agent: load_policy(policy, players=players, seed=seed + i)
+        for i, agent in enumerate(env.possible_agents)
+    }
     observations, infos = env.reset(seed=seed)
     frames = [team_frame(env, tile_px)]
     played = 0
@@ -92,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--difficulty", default="medium")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--policy", default="scripted", help="random, scripted or module:function")
+    parser.add_argument("--policy", default="greedy", help="random, greedy or module:function")
     parser.add_argument("--every", type=int, default=1, help="keep every n-th frame")
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--tile", type=int, default=RENDER_TILE_PX, help="pixels per tile")

@@ -1,7 +1,7 @@
 """The episode score in the PettingZoo adapter's infos (GAME.md §9, TEXT_AND_EVAL.md §4.3).
 
 On the step that ends an episode (termination or truncation) every agent's info gets every key
-of ``alem_core.score.score`` as a plain Python float, e.g. ``infos["agent_0"]["Team/
+of ``alem_core.scoring.score.score`` as a plain Python float, e.g. ``infos["agent_0"]["Team/
 achievement_pct"]``. Team-wide keys hold the same value in every agent's info; per-agent keys
 (``Achievements/<NAME>``) hold that agent's value. The score is computed by one jitted call on
 the packed state, so it costs nothing on the other steps.
@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
-from alem_core.score import score, score_keys
+from alem_core.scoring.score import score, score_keys
 from alem_pz.compiled import compiled_core
 
 

@@ -9,8 +9,8 @@
 ``num_envs`` passed to ``make_vec`` is the number of worlds N; the env's sub-envs are the N x P
 (world, agent) pairs, world-major (sub-env ``w * P + i`` is agent ``i`` of world ``w``), so
 ``envs.num_envs == N * P`` and one policy serves every agent (as CleanRL's PettingZoo PPO
-does). All N worlds step in one jitted call (``alem_core.batch``) with no Python loop over
-worlds; arrays come back as numpy.
+does). All N worlds step in one jitted call (``alem_core.batch.auto_reset``) with no Python
+loop over worlds; arrays come back as numpy.
 
 * ``single_observation_space``: ``Box(low, 100, (D,), float32)``, as the ParallelEnv's;
   ``single_action_space``: ``Discrete(A)``.
@@ -20,7 +20,7 @@ worlds; arrays come back as numpy.
   agents stay, with only NOOP legal); ``infos["world"]`` (N·P,) the world of each sub-env.
 * ``infos["episode"]``: ``{"r": return, "l": length}`` per sub-env, valid where
   ``infos["_episode"]`` (an episode ended on this step); ``infos["score"]``:
-  ``{key: (N·P,) float32}``, the GAME.md §9 keys of ``alem_core.score``, same mask.
+  ``{key: (N·P,) float32}``, the GAME.md §9 keys of ``alem_core.scoring.score``, same mask.
 
 Every key ``k`` has its ``_k`` mask, as Gymnasium's dict infos require. Because episode
 statistics are built in, Gymnasium's ``RecordEpisodeStatistics`` is optional (give it another
@@ -43,7 +43,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import alem_core
-from alem_core.batch_runner import BatchRunner
+from alem_core.batch.runner import BatchRunner
 from alem_pz.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, AlemParallelEnv, obs_low
 
 VECTOR_ENV_ID = "alem/Coop-v0"

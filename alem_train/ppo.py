@@ -1,9 +1,9 @@
 """IPPO and MAPPO on the batched alem world, end to end under ``jit`` (PureJaxRL style).
 
 One compiled function runs ``updates_per_call`` PPO updates, each a ``lax.scan`` rollout of
-``num_steps`` steps over ``num_worlds`` worlds x P agents (``alem_core.batch``: auto-reset
-from pre-generated reserves, refreshed inside the scan) followed by ``update_epochs`` epochs of
-minibatch updates. Python only loops over those calls to log, checkpoint and resume.
+``num_steps`` steps over ``num_worlds`` worlds x P agents (``alem_core.batch.auto_reset``:
+auto-reset from pre-generated reserves, refreshed inside the scan) followed by ``update_epochs``
+epochs of minibatch updates. Python only loops over those calls to log, checkpoint and resume.
 
 * IPPO: one actor and one critic shared by all agents, each reading its own observation plus a
   one-hot agent id.
@@ -28,9 +28,9 @@ import optax
 from jax import Array
 
 import alem_core
-from alem_core import batch as core_batch
-from alem_core.batch_runner import default_chunk
-from alem_pz.evaluate import PROTOCOL_PARAMS
+from alem_core.batch import auto_reset as core_batch
+from alem_core.batch.runner import default_chunk
+from alem_pz.protocol import PROTOCOL_PARAMS
 from alem_train import networks
 from alem_train.objectives.actor_critic import entropy, gae, ppo_actor_loss, value_loss
 

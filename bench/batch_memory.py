@@ -1,6 +1,6 @@
 """Memory of the batched path with auto-reset at large N, measured on this machine.
 
-    python bench/batch_memory.py [--worlds 4096 16384] [--steps 3]
+    python -m bench.batch_memory [--worlds 4096 16384] [--steps 3]
 
 For each N (default world: 48 x 48, nine floors, 3 agents, "medium"):
 * XLA's own buffer accounting of the compiled ``batch.step`` (``memory_analysis()``): the
@@ -34,8 +34,8 @@ def _nbytes(tree) -> int:
 
 def measure(n: int, steps: int) -> dict:
     import alem_core
-    from alem_core.batch_runner import BatchRunner, compiled_batch
-    from alem_core.rollout import random_legal_actions
+    from alem_core.batch.runner import BatchRunner, compiled_batch
+    from alem_core.testing.rollout import random_legal_actions
 
     static = alem_core.StaticParams(player_count=3)
     params = alem_core.make_params("medium")

@@ -3,7 +3,7 @@
 Run from the repository root (CPU by default; the persistent compilation cache is OFF so
 compile times are cold)::
 
-    python bench/bench_alem.py [--worlds 64] [--steps 100] [--json out.json] [--peer peer.json]
+    python -m bench.bench_alem [--worlds 64] [--steps 100] [--json out.json] [--peer peer.json]
 
 Measured (3 agents, "medium", 48 x 48 map, 9-floor state, random masked actions):
   * import time of ``alem_core`` + ``alem_pz`` (in a fresh subprocess),

@@ -1,7 +1,7 @@
 """Batched throughput with auto-reset: ``alem_core.BatchRunner`` and ``gymnasium.make_vec``.
 
-    python bench/bench_batch.py [--worlds 64 256 1024] [--steps 100] [--horizon 50] [--json f]
-    python bench/bench_batch.py --drill t1_sync [--players 3] --worlds 64 --horizon 64
+    python -m bench.bench_batch [--worlds 64 256 1024] [--steps 100] [--horizon 50] [--json f]
+    python -m bench.bench_batch --drill t1_sync [--players 3] --worlds 64 --horizon 64
 
 For each N (default world: 48 x 48, 9-floor state, 3 agents, "medium"), after a warm-up that
 compiles everything (reset, step with the score, reserve refresh):
@@ -45,8 +45,8 @@ def _rates(n: int, steps: int, windows: list[float]) -> dict:
 
 
 def bench_core(n: int, steps: int, params, static, repeats: int = 1) -> dict:
-    from alem_core.batch_runner import BatchRunner
-    from alem_core.rollout import random_legal_actions
+    from alem_core.batch.runner import BatchRunner
+    from alem_core.testing.rollout import random_legal_actions
 
     @jax.jit
     def draw(key, mask):  # one jitted call: eager key splitting cost ~1 ms a step here
@@ -81,12 +81,12 @@ def bench_core(n: int, steps: int, params, static, repeats: int = 1) -> dict:
 
 
 def bench_scan(n: int, steps: int, params, static, repeats: int = 1) -> dict:
-    """``alem_core.batch.step`` inside one jitted ``lax.scan``
+    """``alem_core.batch.auto_reset.step`` inside one jitted ``lax.scan``
     (how a JAX trainer such as ``alem_train.ppo`` steps the worlds): masked random actions,
     auto-reset and reserve refreshes on the device, the observations reduced to one number."""
-    from alem_core import batch as core_batch
-    from alem_core.batch_runner import default_chunk
-    from alem_core.rollout import random_legal_actions
+    from alem_core.batch import auto_reset as core_batch
+    from alem_core.batch.runner import default_chunk
+    from alem_core.testing.rollout import random_legal_actions
 
     chunk = default_chunk(n)
     arrays = params.as_arrays()

@@ -1,6 +1,6 @@
 """Frames per second of the pixel renderer, on this machine.
 
-    python bench/bench_pixels.py [--worlds 64] [--repeats 5]
+    python -m bench.bench_pixels [--worlds 64] [--repeats 5]
 
 Measures (after compiling, which is reported separately):
 
@@ -21,7 +21,7 @@ import numpy as np
 
 import alem_core
 from alem_core.pixels import pixel_observation
-from alem_core.rollout import random_rollout
+from alem_core.testing.rollout import random_rollout
 
 
 def bench_render(steps: int = 100) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 """Compile and run time of jitted ``generate_world`` (reset's world generation), CPU.
 
-    PYTHONPATH=$PWD python bench/bench_worldgen.py [--levels 9] [--players 3] [--batch 64]
+    python -m bench.bench_worldgen [--levels 9] [--players 3] [--batch 64]
 
 Reports, for a fresh compile (the JAX persistent cache is not used) repeated ``--repeats``
 times: trace + lower + XLA compile in wall and process-CPU seconds, then the time per world of

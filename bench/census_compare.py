@@ -7,11 +7,11 @@ the two generators floor by floor.
 Three modes, each run with its own interpreter::
 
     # peer side: alem-env==0.2.1 in a separate venv, public API only
-    /work/peer_venv/bin/python bench/census_compare.py --peer --json peer.json
+    /work/peer_venv/bin/python -m bench.census_compare --peer --json peer.json
     # our side
-    /work/venv/bin/python bench/census_compare.py --ours --json ours.json
+    /work/venv/bin/python -m bench.census_compare --ours --json ours.json
     # table: block, peer mean ± sd, ours mean ± sd, (ours - peer) / peer sd
-    python bench/census_compare.py --compare peer.json ours.json
+    python -m bench.census_compare --compare peer.json ours.json
 
 Seeds: the peer resets with ``jax.random.PRNGKey(s)`` for s = 0..N-1 on
 "Alem-Coop-Symbolic" (the full 9-floor env); ours generates from

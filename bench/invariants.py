@@ -2,11 +2,11 @@
 
 Run from the repository root::
 
-    python bench/invariants.py [--agent-steps 1000000] [--worlds 256] [--difficulties easy,hard]
+    python -m bench.invariants [--agent-steps 1000000] [--worlds 256] [--difficulties easy,hard]
 
 For each difficulty, N worlds (default map, nine floors, P = 3) play masked random actions with
-auto-reset (``alem_core.batch``) inside one jitted ``lax.scan`` per chunk of steps, and every
-step checks, on the device, over every live world:
+auto-reset (``alem_core.batch.auto_reset``) inside one jitted ``lax.scan`` per chunk of steps,
+and every step checks, on the device, over every live world:
 
 * vitals: 0 <= food, drink, energy, mana <= their caps; 0 <= health <= its cap;
 * alive implies health > 0;
@@ -29,10 +29,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
-from alem_core import batch as core_batch
+from alem_core.batch import auto_reset as core_batch
 from alem_core.constants import MAX_INVENTORY, Action
-from alem_core.rollout import random_legal_actions
 from alem_core.systems.intrinsics import capacities
+from alem_core.testing.rollout import random_legal_actions
 
 CHECKS = (
     "vitals_in_bounds",

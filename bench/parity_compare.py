@@ -16,11 +16,11 @@ or at T (``max_timesteps = T`` on both sides). Two teams (``--team``):
 Three modes, each run with its own interpreter::
 
     # peer side: alem-env==0.2.1 in a separate venv, public API only
-    /work/peer_venv/bin/python bench/parity_compare.py --peer --out peer.npz [--team greedy]
+    /work/peer_venv/bin/python -m bench.parity_compare --peer --out peer.npz [--team greedy]
     # our side
-    PYTHONPATH=$PWD /work/main/.venv/bin/python bench/parity_compare.py --ours --out ours.npz
+    /work/main/.venv/bin/python -m bench.parity_compare --ours --out ours.npz
     # table: each quantity, peer vs ours, difference, bootstrap standard error, flag > 4 SE
-    python bench/parity_compare.py --compare peer.npz ours.npz
+    python -m bench.parity_compare --compare peer.npz ours.npz
 
 What each side records, from its public state and step output only (the same quantities,
 computed from the same kinds of fields): after every step, per agent, health, food, drink,
@@ -30,9 +30,9 @@ this step (a live melee mob adjacent to the agent with its cooldown just reset t
 and facing (for the friendly-fire chances: an able agent facing a living teammate), and with
 the greedy team the action taken; per world, the positions and alive flags of the mob slots,
 the floor and the live mob count per class on it; and the score dictionary of the terminal step
-(the peer's ``info["user_info"]`` on its first done step, ours ``alem_core.score.score`` of the
-final state with ``done``), which also gives the achievement unlocks.
-
+(the peer's ``info["user_info"]`` on its first done step, ours
+``alem_core.scoring.score.score`` of the final state with ``done``), which also gives the
+achievement unlocks.
 Damage by source is inferred identically on both sides from those fields: a "need" tick is the
 recovery counter reset from below zero (1 health); a regeneration tick its reset from above
 zero (+2, capped at max health 9); friendly fire is the world's rise in damage dealt; "mobs" is
@@ -208,8 +208,6 @@ def _load_greedy():
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    if str(root) not in sys.path:  # baselines reads alem_core's tables (numpy only)
-        sys.path.insert(0, str(root))
     path = root / "alem_pz" / "baselines.py"
     spec = importlib.util.spec_from_file_location("parity_greedy_baselines", path)
     module = importlib.util.module_from_spec(spec)
@@ -324,7 +322,7 @@ def run_ours(n: int, steps: int, seed: int, team: str) -> dict:
     import jax
     import numpy as np
 
-    from alem_core.score import score as score_of
+    from alem_core.scoring.score import score as score_of
     from alem_core.systems.lifecycle import DEATH_CAUSES
 
     side = our_side(n, steps, seed)
@@ -360,7 +358,7 @@ def main() -> int:
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args()
     if args.compare:
-        from parity_tables import compare  # numpy only: any interpreter
+        from bench.parity_tables import compare  # numpy only: any interpreter
 
         compare(*args.compare, boot=args.boot)
         return 0

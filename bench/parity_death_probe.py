@@ -12,8 +12,8 @@ If the agent survives a replay, that replay removed what killed it. The table cr
 each side filed with what killed the agent, and shows the cause filed in the replays. The peer
 is driven through its public API and state fields only (``replace`` on its state dataclasses)::
 
-    /work/peer_venv/bin/python bench/parity_death_probe.py --peer --worlds 32
-    PYTHONPATH=$PWD /work/main/.venv/bin/python bench/parity_death_probe.py --ours --worlds 32
+    /work/peer_venv/bin/python -m bench.parity_death_probe --peer --worlds 32
+    /work/main/.venv/bin/python -m bench.parity_death_probe --ours --worlds 32
 """
 
 from __future__ import annotations

@@ -9,8 +9,18 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from parity_floors import CAUSES, CHEST_FLOORS, FLOORS, LOOT_ITEMS, NUM_LEVELS
-from parity_tables import print_table, step_events
+
+from bench.parity_tables import print_table, step_events
+
+FLOORS = tuple(range(1, 9))
+CHEST_FLOORS = (1, 3, 4)
+NUM_LEVELS = 9
+LOOT_ITEMS = (
+    "wood", "stone", "coal", "iron", "diamond", "sapphire", "ruby", "torches", "arrows",
+    "books", "pickaxe", "bow", "potions",
+)  # fmt: skip
+CAUSES = ("alive", "starvation", "dehydration", "exhaustion", "mob_combat", "friendly_fire")
+"""Death-cause codes, the same on both sides (docs/decisions.md)."""
 
 CLASSES = ("melee", "passive", "ranged")
 VITALS = ("health", "food", "drink", "energy")

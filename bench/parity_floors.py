@@ -38,10 +38,10 @@ Two modes (``--mode``):
 
 Run (one interpreter per side)::
 
-    /work/peer_venv/bin/python bench/parity_floors.py --peer --mode play --out fp.npz
-    PYTHONPATH=$PWD /work/main/.venv/bin/python bench/parity_floors.py --ours --mode play \\
+    /work/peer_venv/bin/python -m bench.parity_floors --peer --mode play --out fp.npz
+    /work/main/.venv/bin/python -m bench.parity_floors --ours --mode play \\
         --out fo.npz
-    python bench/parity_floors.py --compare fp.npz fo.npz
+    python -m bench.parity_floors --compare fp.npz fo.npz
 """
 
 from __future__ import annotations
@@ -52,9 +52,12 @@ import sys
 
 import numpy as np
 
-FLOORS = tuple(range(1, 9))
-CHEST_FLOORS = (1, 3, 4)
-NUM_LEVELS = 9
+from bench.parity_floor_tables import (
+    CHEST_FLOORS,
+    FLOORS,
+    LOOT_ITEMS,
+)
+
 CHEST, PATH = 23, 7
 """Block ids (GAME.md §2.1; the same on both sides)."""
 DO, DESCEND = 5, 18
@@ -63,12 +66,6 @@ CLEARED = 8
 """Kills that clear a floor and open its down ladder (GAME.md §1.7)."""
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
 """Step per facing code (1 left, 2 right, 3 up, 4 down), GAME.md §2.3."""
-LOOT_ITEMS = (
-    "wood", "stone", "coal", "iron", "diamond", "sapphire", "ruby", "torches", "arrows",
-    "books", "pickaxe", "bow", "potions",
-)  # fmt: skip
-CAUSES = ("alive", "starvation", "dehydration", "exhaustion", "mob_combat", "friendly_fire")
-"""Death-cause codes, the same on both sides (docs/decisions.md)."""
 
 
 def _peer_extras(jnp, s) -> dict:
@@ -102,7 +99,8 @@ def _side(name: str, n: int, steps: int, seed: int) -> dict:
     """``parity_compare``'s side bundle plus ``place`` (floor, positions, facing) and ``block``
     (the current floor's block map)."""
     import jax.numpy as jnp
-    import parity_compare as pc
+
+    from bench import parity_compare as pc
 
     if name == "peer":
         side = pc.peer_side(n, steps, seed)
@@ -192,7 +190,8 @@ def run_play(name: str, n: int, steps: int, seed: int) -> dict:
     """8N worlds, world w on floor 1 + w mod 8 at its up ladders; random team for T steps."""
     import jax
     import jax.numpy as jnp
-    import parity_compare as pc
+
+    from bench import parity_compare as pc
 
     worlds = n * len(FLOORS)
     side = _side(name, worlds, steps + 1, seed)  # + the arrival step
@@ -288,9 +287,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args()
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
     if args.compare:
-        from parity_floor_tables import compare_floors
+        from bench.parity_floor_tables import compare_floors
 
         compare_floors(*args.compare, boot=args.boot)
         return 0

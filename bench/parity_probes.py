@@ -4,8 +4,8 @@ Each scenario resets one (or N) worlds, sets a few public state fields the same 
 sides (``parity_floors._side``: floor, positions, facing; plus the cells and counters named
 below), plays a fixed action script and prints what changed::
 
-    /work/peer_venv/bin/python bench/parity_probes.py --peer handover
-    PYTHONPATH=$PWD /work/main/.venv/bin/python bench/parity_probes.py --ours handover
+    /work/peer_venv/bin/python -m bench.parity_probes --peer handover
+    /work/main/.venv/bin/python -m bench.parity_probes --ours handover
 
 * ``handover``: player 0 below and player 1 right of a tree with a handover task (mobs removed,
   pickaxes given). Script: player 1 starts the handover, then players 0 and 1 Do on the same
@@ -20,14 +20,11 @@ below), plays a fixed action script and prints what changed::
 from __future__ import annotations
 
 import argparse
-import pathlib
 import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-
-import parity_floors as pf
+from bench import parity_floors as pf
 
 TREE, GRASS = 5, 2
 DO, NOOP = 5, 0

@@ -7,7 +7,7 @@ Uses only the public API documented in alem-env's README and docstrings:
 
 Run it in a separate venv that has ``alem-env==0.2.1`` installed (it pins its own JAX)::
 
-    /work/peer_venv/bin/python bench/peer_alem_env.py [--quick] [--json out.json]
+    /work/peer_venv/bin/python -m bench.peer_alem_env [--quick] [--json out.json]
 
 Measured per variant (3 agents, "medium" coordination difficulty, CPU):
   * AOT compile time (trace + lower + compile) of jitted ``reset`` and of one

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/stage_costs.py [--worlds 64] [--steps 50]
+    python -m bench.stage_costs [--worlds 64] [--steps 50]
 
 N worlds of the default map (nine floors, P = 3, "medium") are played 30 masked random steps
 so mobs, items and handovers exist; then each stage of ``pipeline.PIPELINE``, and the
@@ -13,7 +13,7 @@ cannot fuse with their neighbours, so the shares add up to roughly, not exactly,
 The observation is reduced here, never written out, and "whole step" keeps only the state, so
 XLA skips most of the observation's cost: writing it out costs 2-3x more (about 0.65 ms at
 N = 64 since 2026-12-01). For where the time goes inside the real jitted step, profile it:
-``pipeline.step`` and ``batch.step`` name their parts with ``jax.named_scope``.
+``alem_core.step`` and ``alem_core.batch.step`` name their parts with ``jax.named_scope``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import time
 import jax
 
 import alem_core
-from alem_core.masking import action_mask
-from alem_core.observation import observe
-from alem_core.pipeline import PIPELINE, step
-from alem_core.rollout import random_legal_actions, random_rollout
+from alem_core.api import step
+from alem_core.observation.masking import action_mask
+from alem_core.pipeline import PIPELINE
 from alem_core.systems.lifecycle import end_step
+from alem_core.testing.rollout import random_legal_actions, random_rollout
 
 
 def _time(fn, states, actions, steps: int) -> float:
@@ -49,14 +49,14 @@ def parts(params, static) -> dict:
 
     def stage_fn(stage):
         def one(state, actions, key):
-            return stage.fn(state, actions, key if stage.needs_key else None, params, static)
+            return stage.fn(state, actions, key, params, static)
 
         return lambda s, a, k: jax.vmap(one)(s, a, jax.random.split(k, a.shape[0]))
 
     table = {stage.name: stage_fn(stage) for stage in PIPELINE}
 
     def observation(s, a, k):
-        obs = jax.vmap(lambda st: observe(st, params, static))(s)
+        obs = jax.vmap(lambda st: observation(st, params, static))(s)
         return s.replace(timestep=s.timestep + (obs.sum(axis=(1, 2)) > 0))
 
     def mask(s, a, k):

@@ -33,7 +33,7 @@ from torch.distributions import Categorical
 
 import alem_pz  # noqa: F401  (registers "alem/Coop-v0")
 from alem_pz.baselines import MaskedRandom
-from alem_pz.evaluate import PROTOCOL_PARAMS, evaluate
+from alem_pz.protocol import PROTOCOL_PARAMS, evaluate
 
 HEADLINE = "Team/achievement_pct"
 

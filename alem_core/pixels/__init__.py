@@ -15,7 +15,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.observation_parts import VIEW_COLS, VIEW_ROWS
+from alem_core.observation.map_view import VIEW_COLS, VIEW_ROWS
 from alem_core.params import Params, StaticParams
 from alem_core.pixels.hud import panel_tiles, strip_tiles
 from alem_core.pixels.textures import atlas

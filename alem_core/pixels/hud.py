@@ -22,8 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Inv
-from alem_core.observation import direction_sectors
-from alem_core.observation_parts import view_order
+from alem_core.observation.map_view import view_order
+from alem_core.observation.vector import direction_sectors
 from alem_core.params import StaticParams
 from alem_core.pixels.textures import ACCENTS, Atlas
 from alem_core.pixels.textures_ui import Icon

@@ -1,6 +1,7 @@
 """The 9 x 11 map part of the pixel observation (GAME.md §8.2), drawn in JAX from the atlas.
 
-Each agent's window comes from the same helpers as the symbolic view (``observation_parts``):
+Each agent's window comes from the same helpers as the symbolic view
+(``alem_core.observation.map_view``):
 the padded current floor and ``view_window``. Entities are scattered into small per-window
 layers (one id per cell and layer), then every layer is looked up in the atlas and composited
 tile by tile: block, item, coordination mark, handover clock, mob (+ elite frame and required
@@ -15,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import ROLE_OF_INDEX, Block
-from alem_core.observation_parts import (
+from alem_core.observation.map_view import (
     HANDOVER_HORIZON,
     LIGHT_THRESHOLD,
     VIEW_CENTRE,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -42,7 +43,9 @@ _COLUMNS = np.array([row[1] for row in INVENTORY_ACHIEVEMENTS], np.int32)
 _THRESHOLDS = np.array([row[2] for row in INVENTORY_ACHIEVEMENTS], np.int32)
 
 
-def inventory_achievements(state: State, params: Params, static: StaticParams) -> State:
+def inventory_achievements(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Unlock every achievement whose inventory condition holds now."""
     players = state.players
     met = players.inventory[:, _COLUMNS] >= jnp.asarray(_THRESHOLDS)[None]

@@ -21,10 +21,10 @@ import jax.numpy as jnp
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass
 from alem_core.grid import faced_cell
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import JOB_ROLE, passes_gate_with
+from alem_core.rules.specialisation import JOB_ROLE, passes_gate_with
+from alem_core.rules.tables import COW_FOOD, EAT_PASSIVE, FLOOR_DEFEAT_MELEE, FLOOR_DEFEAT_RANGED
 from alem_core.state import Entities, State
 from alem_core.systems.combat import damage_to_mobs, player_melee_damage
-from alem_core.tables import COW_FOOD, EAT_PASSIVE, FLOOR_DEFEAT_MELEE, FLOOR_DEFEAT_RANGED
 
 HOSTILE_CLASSES = {"melee": MobClass.MELEE, "ranged": MobClass.RANGED}
 KILL_ACHIEVEMENT = {"melee": FLOOR_DEFEAT_MELEE, "ranged": FLOOR_DEFEAT_RANGED}

@@ -26,7 +26,9 @@ def can_level_up(state: State) -> jax.Array:
     return state.players.xp >= 1
 
 
-def level_up(state: State, actions: jax.Array, params: Params, static: StaticParams) -> State:
+def level_up(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Raise the chosen attribute by one if xp >= 1 and it is below ``max_attribute``."""
     players = state.players
     changes: dict[str, jax.Array] = {}

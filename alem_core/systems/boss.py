@@ -33,18 +33,18 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.boss_tables import (
+from alem_core.constants import Achievement, Block
+from alem_core.params import Params, StaticParams
+from alem_core.rules.boss_tables import (
     BOSS_FLOOR,
     BOSS_PROGRESS_TO_WIN,
     BOSS_WAVE_DISTANCE,
     BOSS_WAVE_TIMER,
     GRAVE_BLOCKS,
 )
-from alem_core.constants import Achievement, Block
-from alem_core.params import StaticParams
+from alem_core.rules.tables import FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
 from alem_core.state import State
 from alem_core.systems.interaction import do_targets
-from alem_core.tables import FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
 
 
 def on_boss_floor(state: State) -> jax.Array:
@@ -87,7 +87,9 @@ def hit_boss(state: State, actions: jax.Array, static: StaticParams) -> State:
     return state.replace(world=world, players=players.replace(achievements=achievements))
 
 
-def boss_bookkeeping(state: State) -> State:
+def boss_bookkeeping(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """GAME.md §5.1 stage 13: the wave timer counts down on the boss floor; a defeated boss
     gives DEFEAT_NECROMANCER to every player."""
     world = state.world

@@ -28,11 +28,11 @@ import numpy as np
 from alem_core.constants import NUM_INV, Achievement, Block, Inv
 from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import JOB_ROLE, NO_ROLE, gate_draws, passes_gate_with
+from alem_core.rules.specialisation import JOB_ROLE, NO_ROLE, gate_draws, passes_gate_with
+from alem_core.rules.tables import FLOOR_ENTER_ACHIEVEMENT
 from alem_core.state import State
 from alem_core.systems.consumables import POTION_COLUMNS
 from alem_core.systems.interaction import do_targets
-from alem_core.tables import FLOOR_ENTER_ACHIEVEMENT
 
 NUM_FLOORS = len(FLOOR_ENTER_ACHIEVEMENT)
 _ALL_FLOORS = tuple(range(NUM_FLOORS))

@@ -11,9 +11,9 @@ import jax.numpy as jnp
 
 from alem_core.constants import Inv
 from alem_core.params import StaticParams
-from alem_core.specialisation import MELEE_MULTIPLIER, role_perk
+from alem_core.rules.specialisation import MELEE_MULTIPLIER, role_perk
+from alem_core.rules.tables import MOB_DEFENCE, SWORD_DAMAGE
 from alem_core.state import Players
-from alem_core.tables import MOB_DEFENCE, SWORD_DAMAGE
 
 
 def player_defence(players: Players) -> jax.Array:

@@ -16,7 +16,9 @@ from alem_core.params import Params, StaticParams
 from alem_core.state import State
 
 
-def send_messages(state: State, actions: jax.Array, params: Params, static: StaticParams) -> State:
+def send_messages(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Set each sender's message to one-hot(channel); everyone else's to zeros."""
     channels = static.num_comm_channels
     channel = actions - comm_base(static.player_count)

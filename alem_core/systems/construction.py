@@ -31,7 +31,7 @@ from alem_core.grid import (
     lower_index_claims,
     write_cells,
 )
-from alem_core.params import StaticParams
+from alem_core.params import Params, StaticParams
 from alem_core.state import State
 from alem_core.systems.handovers import (
     MINING,
@@ -126,7 +126,9 @@ def _handovers(state: State, f: _Facts):
     return table, completes, initiators, made
 
 
-def build(state: State, actions: jax.Array, static: StaticParams) -> State:
+def build(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """GAME.md §5.1 step 7: expiries, then every BUILD_* of this step, all types at once."""
     reverting = expired_rows(state) & (state.handovers.kind > MINING)
     revert_cells = state.handovers.pos

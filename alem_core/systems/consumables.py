@@ -21,7 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_POTIONS, Achievement, Action, Inv
-from alem_core.item_tables import POTION_AMOUNT, POTION_STAT
+from alem_core.params import Params, StaticParams
+from alem_core.rules.item_tables import POTION_AMOUNT, POTION_STAT
 from alem_core.state import State
 
 POTION_COLUMNS = np.arange(Inv.POTION_RED, Inv.POTION_RED + NUM_POTIONS, dtype=np.int32)
@@ -54,7 +55,9 @@ def potion_changes(colour: jax.Array, drinks: jax.Array, potion_effect: jax.Arra
     return {name: jnp.where(stat == i, amount, 0) for i, name in enumerate(POTION_STATS)}
 
 
-def drink_potions(state: State, actions: jax.Array) -> State:
+def drink_potions(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Resolve every DRINK_POTION_* action: one potion each, the episode's effect applied."""
     players = state.players
     colour = actions - Action.DRINK_POTION_RED
@@ -76,7 +79,9 @@ def drink_potions(state: State, actions: jax.Array) -> State:
     return state.replace(players=players)
 
 
-def read_books(state: State, actions: jax.Array) -> State:
+def read_books(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Resolve READ_BOOK: one book consumed, the spell learned, LEARN_SPELL."""
     players = state.players
     reads = (actions == Action.READ_BOOK) & can_read_book(state)

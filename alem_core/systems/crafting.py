@@ -25,9 +25,13 @@ from alem_core.grid import (
     cell_values,
 )
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
-from alem_core.state import State
-from alem_core.tables import (
+from alem_core.rules.specialisation import (
+    ACTION_ROLE,
+    gate_draws,
+    may_pass_gate,
+    passes_gate_with,
+)
+from alem_core.rules.tables import (
     CRAFT_ARMOUR,
     CRAFT_COUNT,
     CRAFT_TOOL,
@@ -40,6 +44,7 @@ from alem_core.tables import (
     RECIPE_KIND,
     RECIPE_TABLE,
 )
+from alem_core.state import State
 
 RECIPE_ROLE = ACTION_ROLE[RECIPE_ACTION]
 """(R,) role gate of each recipe, from the one gate table."""
@@ -119,9 +124,16 @@ def _co_crafters_met(
 
 
 def craft(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
+    """Apply every agent's crafting action, drawing each agent's crafting gate from ``key``."""
+    return craft_with_draws(state, actions, gate_draws(key, static), params, static)
+
+
+def craft_with_draws(
     state: State, actions: jax.Array, gate_u: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """Apply every agent's crafting action; ``gate_u`` (P,) is the crafting gate draw."""
+    """``craft`` with the gate draws given: ``gate_u`` (P,) uniform in [0, 1) per agent."""
     players = state.players
     row = jnp.asarray(ACTION_TO_RECIPE)[jnp.clip(actions, 0, len(Action) - 1)]
     row = jnp.where(actions < len(Action), row, -1)

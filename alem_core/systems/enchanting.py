@@ -30,9 +30,9 @@ import numpy as np
 
 from alem_core.constants import NUM_BLOCKS, Achievement, Action, Block, Inv
 from alem_core.grid import adjacent_block, cell_values, faced_cell
-from alem_core.item_tables import ENCHANT_MANA, ENCHANT_TABLES
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import ACTION_ROLE, gate_draws, may_pass_gate, passes_gate_with
+from alem_core.rules.item_tables import ENCHANT_MANA, ENCHANT_TABLES
+from alem_core.rules.specialisation import ACTION_ROLE, gate_draws, may_pass_gate, passes_gate_with
 from alem_core.state import Players, State
 
 ENCHANT_ACTIONS = (Action.ENCHANT_SWORD, Action.ENCHANT_BOW, Action.ENCHANT_ARMOUR)

@@ -18,10 +18,10 @@ import jax.numpy as jnp
 from alem_core.constants import Action, Item
 from alem_core.grid import cell_values
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import ENTER_XP, FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR
 from alem_core.state import State
 from alem_core.systems.handovers import MINING, close_rows, revert_builds
 from alem_core.systems.plants import OVERWORLD, ripen
-from alem_core.tables import ENTER_XP, FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR
 
 DOWN, UP = 0, 1
 """Index of the down and the up ladder cells in ``World.ladders``."""
@@ -62,7 +62,9 @@ def _arrive(state: State, new_floor: jax.Array, moved: jax.Array, arrival: jax.A
     )
 
 
-def change_floor(state: State, actions: jax.Array, params: Params, static: StaticParams) -> State:
+def change_floor(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """If any player descends validly the team goes down, else if any ascends it goes up."""
     down = ((actions == Action.DESCEND) & can_descend(state, static)).any()
     up = ((actions == Action.ASCEND) & can_ascend(state, static)).any() & ~down

@@ -29,10 +29,8 @@ from alem_core.grid import (
     write_cells,
 )
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import JOB_ROLE, passes_gate_with
-from alem_core.state import State
-from alem_core.systems.intrinsics import capacities
-from alem_core.tables import (
+from alem_core.rules.specialisation import JOB_ROLE, passes_gate_with
+from alem_core.rules.tables import (
     DRINK_AMOUNT,
     MINE_ITEM,
     MINE_MULTIPLIES,
@@ -41,6 +39,8 @@ from alem_core.tables import (
     PLANT_FOOD,
     SAPLING_CHANCE,
 )
+from alem_core.state import State
+from alem_core.systems.intrinsics import capacities
 
 
 def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[str, jax.Array]:

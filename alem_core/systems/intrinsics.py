@@ -12,13 +12,13 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from alem_core.boss_tables import BOSS_FLOOR
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
 from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import CAPACITY_MULTIPLIER, role_perk
+from alem_core.rules.boss_tables import BOSS_FLOOR
+from alem_core.rules.specialisation import CAPACITY_MULTIPLIER, role_perk
+from alem_core.rules.survival_tables import GOD_MODE_MIN_HEALTH, INTRINSICS
 from alem_core.state import Players, State
-from alem_core.survival_tables import GOD_MODE_MIN_HEALTH, INTRINSICS
 
 R = INTRINSICS
 
@@ -35,7 +35,9 @@ def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
     }
 
 
-def start_sleep_and_rest(state: State, actions: jax.Array, static: StaticParams) -> State:
+def start_sleep_and_rest(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """SLEEP starts sleep if energy < max; REST starts rest if health < max (GAME.md §3.3)."""
     players = state.players
     caps = capacities(players, static)
@@ -94,7 +96,9 @@ def _regeneration(
     return jnp.where(healed | hurt, 0.0, recover), health
 
 
-def update_intrinsics(state: State, params: Params, static: StaticParams) -> State:
+def update_intrinsics(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """One step of needs, regeneration, mana and waking, for alive players (GAME.md §3.2)."""
     players = state.players
     on_boss = state.world.floor == BOSS_FLOOR
@@ -151,7 +155,9 @@ def _wake_and_stop_resting(players: Players, static: StaticParams) -> Players:
     )
 
 
-def clamp_intrinsics(state: State, params: Params, static: StaticParams) -> State:
+def clamp_intrinsics(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Clamp inventory to ``MAX_INVENTORY`` and intrinsics to [0, max]; god mode keeps health
     at ``GOD_MODE_MIN_HEALTH`` or more."""
     players = state.players

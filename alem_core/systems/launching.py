@@ -21,11 +21,11 @@ import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Projectile, Role
 from alem_core.grid import DIRECTIONS, cell_values, claim_free_slots, faced_cell, in_bounds
-from alem_core.params import StaticParams
-from alem_core.specialisation import roles
+from alem_core.params import Params, StaticParams
+from alem_core.rules.specialisation import roles
+from alem_core.rules.tables import SOLID
 from alem_core.state import Entities, Players, State
 from alem_core.systems.intrinsics import capacities
-from alem_core.tables import SOLID
 
 FIREBALL_MANA = 2
 HEAL_MANA = 6
@@ -63,7 +63,9 @@ def _put(proj: Entities, floor: jax.Array, slot: jax.Array, **rows: jax.Array) -
     return proj.replace(**changes)
 
 
-def launch(state: State, actions: jax.Array, static: StaticParams) -> State:
+def launch(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Resolve SHOOT_ARROW and CAST_SPELL for every player."""
     players, floor = state.players, state.world.floor
     arrow, fireball, heal = _wanted_launches(state, actions, static)

@@ -26,10 +26,10 @@ import numpy as np
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Block, Inv
 from alem_core.grid import cell_values, lower_index_claims, write_cells
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import COORD_ELIGIBLE
 from alem_core.state import State
 from alem_core.systems.handovers import MINING, add_entries, close_rows, open_entry_at
 from alem_core.systems.interaction import can_mine, do_targets
-from alem_core.tables import COORD_ELIGIBLE
 
 _RESOURCE_ACHIEVEMENTS = {
     Inv.STONE: ("STONE", Block.STONE),

@@ -28,10 +28,22 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
 from alem_core.constants import NUM_BLOCKS, Block, MobClass
 from alem_core.grid import DIRECTIONS, in_bounds
 from alem_core.params import Params, StaticParams
+from alem_core.rules.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
+from alem_core.rules.tables import (
+    MELEE_CHASE_DISTANCE,
+    MELEE_CHASE_PROB,
+    MELEE_COOLDOWN,
+    MELEE_DAMAGE,
+    MOB_MOVES_ON,
+    RANGED_COOLDOWN,
+    RANGED_KEEP_INTENT_PROB,
+    RANGED_PROJECTILE,
+    SLEEP_DAMAGE_MULTIPLIER,
+    WALKABLE,
+)
 from alem_core.state import Entities, State
 from alem_core.systems.mob_frame import (
     FAR,
@@ -49,18 +61,6 @@ from alem_core.systems.projectiles import (
     fire_mob_projectiles,
     move_mob_projectiles,
     move_player_projectiles,
-)
-from alem_core.tables import (
-    MELEE_CHASE_DISTANCE,
-    MELEE_CHASE_PROB,
-    MELEE_COOLDOWN,
-    MELEE_DAMAGE,
-    MOB_MOVES_ON,
-    RANGED_COOLDOWN,
-    RANGED_KEEP_INTENT_PROB,
-    RANGED_PROJECTILE,
-    SLEEP_DAMAGE_MULTIPLIER,
-    WALKABLE,
 )
 
 RANGED_APPROACH_GAP = 6
@@ -83,7 +83,9 @@ STEPS = DIRECTIONS[1:]
 """(4, 2) unit steps left, right, up, down."""
 
 
-def update_mobs(key: jax.Array, state: State, params: Params, static: StaticParams) -> State:
+def update_mobs(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Advance every mob and projectile on the team's floor by one step.
 
     Args:

@@ -19,8 +19,8 @@ import jax.numpy as jnp
 from alem_core.constants import Action, Block
 from alem_core.grid import DIRECTIONS, cell_values, in_bounds, mob_at, player_at
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import WALKABLE
 from alem_core.state import State
-from alem_core.tables import WALKABLE
 
 
 def is_move(actions: jax.Array) -> jax.Array:
@@ -43,7 +43,9 @@ def can_enter(state: State, target: jax.Array, static: StaticParams) -> jax.Arra
     return in_bounds(target, static) & terrain & no_mob & no_player
 
 
-def move_players(state: State, actions: jax.Array, params: Params, static: StaticParams) -> State:
+def move_players(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Apply the move actions of all players simultaneously."""
     players = state.players
     moving = is_move(actions)

@@ -29,9 +29,9 @@ from alem_core.grid import (
     write_cells,
 )
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
+from alem_core.rules.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
+from alem_core.rules.tables import ITEM_PLACEABLE, WALKABLE
 from alem_core.state import State
-from alem_core.tables import ITEM_PLACEABLE, WALKABLE
 
 BLOCK_PLACEMENTS = (
     # action, block placed, cost column, cost, may also fill water, achievement (role: ACTION_ROLE)

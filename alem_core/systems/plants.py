@@ -14,13 +14,15 @@ import jax.numpy as jnp
 from alem_core.constants import Block
 from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import RIPE_AGE
 from alem_core.state import Plants, State
-from alem_core.tables import RIPE_AGE
 
 OVERWORLD = 0
 
 
-def grow_plants(state: State, params: Params, static: StaticParams) -> State:
+def grow_plants(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Age every planted slot; a plant block whose slot reached ``RIPE_AGE`` becomes ripe."""
     plants = state.plants
     age = plants.age + plants.alive

@@ -19,10 +19,17 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alem_core.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
 from alem_core.constants import NUM_ACHIEVEMENTS, Block, MobClass, Projectile
 from alem_core.grid import in_bounds, write_cells
 from alem_core.params import Params, StaticParams
+from alem_core.rules.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
+from alem_core.rules.tables import (
+    FLOOR_DEFEAT_MELEE,
+    FLOOR_DEFEAT_RANGED,
+    MOB_DEFENCE,
+    PROJECTILE_DAMAGE,
+    SOLID,
+)
 from alem_core.state import Entities, Players
 from alem_core.systems.combat import player_defence
 from alem_core.systems.mob_frame import (
@@ -31,13 +38,6 @@ from alem_core.systems.mob_frame import (
     hurt_players,
     live_mobs,
     same_cell,
-)
-from alem_core.tables import (
-    FLOOR_DEFEAT_MELEE,
-    FLOOR_DEFEAT_RANGED,
-    MOB_DEFENCE,
-    PROJECTILE_DAMAGE,
-    SOLID,
 )
 
 SPELLS = (Projectile.FIREBALL, Projectile.ICEBALL, Projectile.FIREBALL2, Projectile.ICEBALL2)

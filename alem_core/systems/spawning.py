@@ -23,12 +23,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.boss_tables import BOSS_WAVE_CHANCE_MULTIPLIER
 from alem_core.constants import Block, MobClass
 from alem_core.params import Params, StaticParams
-from alem_core.state import Entities, State
-from alem_core.systems.boss import on_boss_floor, wave_cells, wave_in_progress, wave_types
-from alem_core.tables import (
+from alem_core.rules.boss_tables import BOSS_WAVE_CHANCE_MULTIPLIER
+from alem_core.rules.tables import (
     FLOOR_IS_DUNGEON,
     FLOOR_MELEE_CHANCE,
     FLOOR_MELEE_TYPE,
@@ -41,6 +39,8 @@ from alem_core.tables import (
     MOB_SPAWN_TILE,
     MONSTERS_TO_CLEAR_FLOOR,
 )
+from alem_core.state import Entities, State
+from alem_core.systems.boss import on_boss_floor, wave_cells, wave_in_progress, wave_types
 
 PASSIVE_MIN_DISTANCE = 3
 """Passive mobs spawn at Euclidean distance 3 < d < mob_despawn_distance."""
@@ -125,7 +125,9 @@ def _boss_plans(
     return passive, melee, ranged
 
 
-def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParams) -> State:
+def spawn_mobs(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """Maybe add one passive, one melee and one ranged mob on the team's floor.
 
     Args:

@@ -23,9 +23,9 @@ import jax.numpy as jnp
 from alem_core.constants import Action
 from alem_core.grid import faced_cell
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import SLEEP_DAMAGE_MULTIPLIER
 from alem_core.state import State
 from alem_core.systems.combat import player_defence, player_melee_damage
-from alem_core.tables import SLEEP_DAMAGE_MULTIPLIER
 
 REVIVE_HEALTH = 1.0
 

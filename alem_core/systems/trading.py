@@ -35,7 +35,7 @@ from alem_core.constants import (
     give_target,
     num_give_slots,
 )
-from alem_core.params import StaticParams
+from alem_core.params import Params, StaticParams
 from alem_core.state import Players, State
 from alem_core.systems.intrinsics import capacities
 
@@ -152,6 +152,8 @@ def update_requests(state: State, actions: jax.Array) -> State:
     return dataclasses.replace(state, players=players, stats=stats)
 
 
-def trade(state: State, actions: jax.Array, static: StaticParams) -> State:
+def trade(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """GAME.md §5.1 steps 15-16: GIVE transfers, then requests."""
     return update_requests(give(state, actions, static), actions)

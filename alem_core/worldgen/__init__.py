@@ -17,13 +17,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core import tables
-from alem_core.initial import potion_permutation, spawn_positions
 from alem_core.params import Params, StaticParams
+from alem_core.rules import tables
 from alem_core.state import FloorMaps, World, to_light
 from alem_core.worldgen.biomes import NOISE_BIOMES, NOISE_FLOORS
 from alem_core.worldgen.coordination import coordination_layers
 from alem_core.worldgen.dungeon import DUNGEON_CONFIGS, DUNGEON_FLOORS, dungeon_floor
+from alem_core.worldgen.initial import potion_permutation, spawn_positions
 from alem_core.worldgen.smooth import smooth_floor
 
 KEY_SLOTS = ("alpha", "noise_floors", "room_floors", "potions", "coordination", "sites")

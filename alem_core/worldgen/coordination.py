@@ -15,7 +15,7 @@ import numpy as np
 
 from alem_core.constants import Block
 from alem_core.params import Params, StaticParams
-from alem_core.tables import COORD_ELIGIBLE
+from alem_core.rules.tables import COORD_ELIGIBLE
 
 SITE_TILES = np.zeros(len(Block), bool)
 SITE_TILES[[Block.GRASS, Block.PATH]] = True

@@ -17,9 +17,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block, Item
-from alem_core.initial import spawn_positions
 from alem_core.params import StaticParams
 from alem_core.worldgen.biomes import Biome
+from alem_core.worldgen.initial import spawn_positions
 from alem_core.worldgen.noise import perlin_from_angles
 
 REFERENCE_SIDE = 48

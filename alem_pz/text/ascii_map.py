@@ -6,7 +6,7 @@ Replaces the "You see" list and the facing line with a 9 x 11 character grid and
 from __future__ import annotations
 
 from alem_core.constants import Block, Item, MobClass
-from alem_core.observation_parts import LIGHT_THRESHOLD, VIEW_CENTRE, VIEW_COLS, VIEW_ROWS
+from alem_core.observation.map_view import LIGHT_THRESHOLD, VIEW_CENTRE, VIEW_COLS, VIEW_ROWS
 from alem_pz.text import view
 from alem_pz.text.wording import FACING_ARROWS, FACING_NAMES
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement
-from alem_core.tables import ACHIEVEMENT_IS_COORD
+from alem_core.rules.tables import ACHIEVEMENT_IS_COORD
 
 A = Achievement
 _FROM_FLOOR_1 = (

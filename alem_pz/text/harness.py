@@ -1,7 +1,7 @@
 """Evaluate a team of language models with the published protocol (TEXT_AND_EVAL.md §4-§5).
 
-The same runner and score as the RL track: ``alem_pz.evaluate.make_env`` with
-``obs_type="text"``, ``evaluate.run_episode`` on world seed 9999 + i, ``evaluate.summarise``
+The same runner and score as the RL track: ``alem_pz.protocol.make_env`` with
+``obs_type="text"``, ``protocol.run_episode`` on world seed 9999 + i, ``protocol.summarise``
 (mean and 95% bootstrap interval per difficulty). Episodes run in parallel worker threads.
 
 Run directory (``out``)::
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import alem_core
-from alem_pz import evaluate as protocol
+from alem_pz import protocol
 from alem_pz.text import view
 from alem_pz.text.client import ChatClient, ClientConfig
 from alem_pz.text.history import HistoryConfig
@@ -256,7 +256,7 @@ def evaluate_llm(
     bar.bar.draw("\n")
     shapes = static or alem_core.StaticParams(player_count=players)
     summary = {
-        "protocol": _protocol(players, episodes, max_steps, difficulties, shapes, resamples),
+        "protocol": _settings(players, episodes, max_steps, difficulties, shapes, resamples),
         "harness": {"config": config.public(), "totals": totals},
         "results": results,
     }
@@ -264,9 +264,9 @@ def evaluate_llm(
     return summary
 
 
-def _protocol(players, episodes, max_steps, difficulties, shapes, resamples) -> dict[str, Any]:
+def _settings(players, episodes, max_steps, difficulties, shapes, resamples) -> dict[str, Any]:
     """The RL track's protocol record, for the LLM policy."""
-    record = protocol._protocol("llm", players, episodes, max_steps, difficulties, shapes)
+    record = protocol.protocol_settings("llm", players, episodes, max_steps, difficulties, shapes)
     record["bootstrap"] = {"resamples": resamples, "seed": 0, "interval": 0.95}
     record["obs_type"] = "text"
     return record

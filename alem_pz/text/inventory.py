@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from alem_core.constants import ROLE_OF_INDEX, Inv
-from alem_core.specialisation import ROLE_PERKS
+from alem_core.rules.specialisation import ROLE_PERKS
 from alem_pz.text import view
 
 TOOL_TIERS = ("none", "wood", "stone", "iron", "diamond")

@@ -14,8 +14,8 @@ import numpy as np
 
 import alem_core
 from alem_core.constants import NUM_ACHIEVEMENTS, ROLE_OF_INDEX, Block, Item, MobClass, Request
-from alem_core.observation_parts import LIGHT_THRESHOLD, VIEW_CENTRE
-from alem_core.tables import MONSTERS_TO_CLEAR_FLOOR
+from alem_core.observation.map_view import LIGHT_THRESHOLD, VIEW_CENTRE
+from alem_core.rules.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_pz.text import view
 from alem_pz.text.actions import action_name
 from alem_pz.text.ascii_map import ascii_map

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import alem_core
-from alem_pz.evaluate import make_env
+from alem_pz.protocol import make_env
 from alem_pz.text.history import AgentHistory, HistoryConfig
 from alem_pz.text.parser import parse_reply
 from alem_pz.text.prompt import system_prompt

@@ -15,14 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
-from alem_core.boss_tables import BOSS_FLOOR, BOSS_PROGRESS_TO_WIN
 from alem_core.constants import NUM_POTIONS, REQUEST_DURATION, ROLE_OF_INDEX, Action, Block, Inv
-from alem_core.item_tables import ENCHANT_MANA, ENCHANT_TABLES, POTION_AMOUNT, POTION_STAT
-from alem_core.specialisation import ROLE_GATES, ROLE_PERKS, describe_roles
-from alem_core.systems.handovers import STRUCTURE_COST
-from alem_core.systems.intrinsics import capacities
-from alem_core.systems.launching import FIREBALL_MANA, HEAL_AMOUNT, HEAL_MANA
-from alem_core.tables import (
+from alem_core.rules.boss_tables import BOSS_FLOOR, BOSS_PROGRESS_TO_WIN
+from alem_core.rules.item_tables import ENCHANT_MANA, ENCHANT_TABLES, POTION_AMOUNT, POTION_STAT
+from alem_core.rules.specialisation import ROLE_GATES, ROLE_PERKS, describe_roles
+from alem_core.rules.tables import (
     COW_FOOD,
     DRINK_AMOUNT,
     MINE_ITEM,
@@ -39,6 +36,9 @@ from alem_core.tables import (
     SLEEP_DAMAGE_MULTIPLIER,
     SWORD_DAMAGE,
 )
+from alem_core.systems.handovers import STRUCTURE_COST
+from alem_core.systems.intrinsics import capacities
+from alem_core.systems.launching import FIREBALL_MANA, HEAL_AMOUNT, HEAL_MANA
 from alem_pz.text.actions import FIXED_NAMES
 from alem_pz.text.disclosure import disclosed
 from alem_pz.text.history import HistoryConfig, output_format

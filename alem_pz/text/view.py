@@ -16,9 +16,9 @@ import numpy as np
 
 import alem_core
 from alem_core.constants import MobClass
+from alem_core.rules.tables import TASK_BLOCK
 from alem_core.state import light_level
 from alem_core.systems.boss import boss_vulnerable as _boss_vulnerable
-from alem_core.tables import TASK_BLOCK
 
 _MOB_FIELDS = {
     MobClass.MELEE: "melee",

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
-from alem_train.drills import matrix_games
+from alem_train.matrix_games import games as matrix_games
 
 
 class TaskEnv(NamedTuple):

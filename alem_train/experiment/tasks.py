@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from alem_train.drills import matrix_games
 from alem_train.experiment.envs import TaskEnv, alem_task, matrix_task
+from alem_train.matrix_games import games as matrix_games
 
 
 def _matrix(name: str, agents: int) -> Callable[[], TaskEnv]:
@@ -30,7 +30,7 @@ def _drill(name: str, players: int, achievers: int, **knobs) -> Callable[[], Tas
     def make() -> TaskEnv:
         from alem_core.constants import Achievement
         from alem_core.drills import drill_setup
-        from alem_core.tables import ACHIEVEMENT_WEIGHT
+        from alem_core.rules.tables import ACHIEVEMENT_WEIGHT
 
         static, params = drill_setup(name, players=players, **knobs)
         per_agent = sum(

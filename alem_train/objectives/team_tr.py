@@ -32,9 +32,9 @@ but what ``collect`` reads and, once at its end, the stage log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import jax
 import numpy as np
@@ -48,22 +48,7 @@ from alem_train.objectives.team_tr_step import (
     kl_threshold,
     team_logp,
 )
-
-
-class Rollout(NamedTuple):
-    """A batch in the ALGORITHMS.md 4.1 layout, plus what the policy reads."""
-
-    obs: Any  # pytree; only ``policy_logits`` reads it
-    actions: Array  # [B,G,T,N] int, the sampled actions
-    act: Array  # [B,G,T,N] bool, active members
-    valid: Array  # [B,G,T] bool, existing steps
-    returns: Array  # [B,G] team episode return
-
-
-PolicyLogits = Callable[[Any, Any, int], Array]
-"""(agent_params, obs, agent) -> [B,G,T,A] logits of that agent at every step."""
-Collect = Callable[[tuple, Array], Rollout]
-"""(team params, PRNG key) -> a Rollout of that team."""
+from alem_train.objectives.team_tr_types import Collect, PolicyLogits, Rollout
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -34,9 +34,7 @@ from alem_train.objectives.advantages import broadcast_outcome_adv, group_norm_a
 from alem_train.objectives.divergences import kl_exact
 from alem_train.objectives.masking import masked_mean, member_mask
 from alem_train.objectives.sequential import agent_rows, happo_factor, seq_tr_agent_loss
-
-if TYPE_CHECKING:
-    from alem_train.objectives.team_tr import PolicyLogits, Rollout
+from alem_train.objectives.team_tr_types import PolicyLogits, Rollout
 
 TRACES: Counter = Counter()
 """Times ``agent_substep`` was traced, per agent: tests check that repeated stages reuse it."""

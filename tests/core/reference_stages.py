@@ -14,13 +14,15 @@ import numpy as np
 
 from alem_core.constants import Block
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import MOB_SPAWN_TILE
 from alem_core.state import State
 from alem_core.systems import spawning
 from alem_core.systems.boss import on_boss_floor, wave_cells
-from alem_core.tables import MOB_SPAWN_TILE
 
 
-def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParams) -> State:
+def spawn_mobs(
+    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+) -> State:
     """``spawning.spawn_mobs`` before the batched row counts: each class builds its eligible
     map from a ``free`` map that the earlier classes' spawns updated, and counts it alone."""
     floor = state.world.floor
@@ -52,8 +54,6 @@ def spawn_mobs(key: jax.Array, state: State, params: Params, static: StaticParam
     return state.replace(mobs=mobs)
 
 
-STAGES = {
-    "spawning": lambda s, a, k, p, st: spawn_mobs(k, s, p, st),
-}
+STAGES = {"spawning": spawn_mobs}
 """Stage name in ``pipeline.PIPELINE`` -> its reference ``fn(state, actions, key, params,
 static)``."""

@@ -9,8 +9,8 @@ import pytest
 
 import alem_core
 import alem_core.api
-from alem_core.rollout import compiled, random_rollout
 from alem_core.testing import check_core_api
+from alem_core.testing.rollout import compiled, random_rollout
 
 from .conftest import SMALL
 

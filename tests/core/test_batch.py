@@ -1,4 +1,4 @@
-"""The batched core with auto-reset (``alem_core.batch``, ``alem_core.batch_runner``).
+"""The batched core with auto-reset (``alem_core.batch.auto_reset``, ``alem_core.batch.runner``).
 
 Every test shares one compiled set (SMALL world, N = 2 slots, chunk 1); episodes last
 ``max_timesteps`` = 4 steps, so a short run crosses several episode ends.
@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core import batch as core_batch
-from alem_core.batch_runner import BatchRunner, default_chunk, seed_key
-from alem_core.rollout import compiled
+from alem_core.api import seed_key
+from alem_core.batch import auto_reset as core_batch
+from alem_core.batch.runner import BatchRunner, default_chunk
+from alem_core.testing.rollout import compiled
 
 from .conftest import SMALL
 
@@ -151,7 +152,7 @@ SHARDED_SCRIPT = textwrap.dedent(
     import jax, numpy as np
     from tests.conftest import _CACHE  # noqa: F401  (persistent cache settings)
     import alem_core
-    from alem_core.batch_runner import BatchRunner
+    from alem_core.batch.runner import BatchRunner
     from tests.core.conftest import SMALL
     assert jax.local_device_count() == 2, jax.local_devices()
     params = alem_core.make_params("medium", max_timesteps=4)

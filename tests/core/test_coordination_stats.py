@@ -16,8 +16,8 @@ import pytest
 
 import alem_core
 from alem_core.constants import Block
-from alem_core.difficulty import episode_params
-from alem_core.tables import COORD_ELIGIBLE
+from alem_core.rules.difficulty import episode_params
+from alem_core.rules.tables import COORD_ELIGIBLE
 from alem_core.worldgen import generate_world
 
 OVERWORLD = alem_core.StaticParams(map_size=(48, 48), num_levels=1, player_count=3)

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core.boss_tables import BOSS_FLOOR
 from alem_core.constants import Achievement, Action, Block
-from alem_core.score import score
-from alem_core.tables import FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR, WALKABLE
+from alem_core.rules.boss_tables import BOSS_FLOOR
+from alem_core.rules.tables import FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR, WALKABLE
+from alem_core.scoring.score import score
 
 STATIC = alem_core.StaticParams(map_size=(16, 16), num_levels=9, max_ranged_mobs=0)
 PARAMS = alem_core.make_params("medium", god_mode=True)

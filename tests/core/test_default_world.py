@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core.rollout import compiled
 from alem_core.state import MAP_DTYPES
+from alem_core.testing.rollout import compiled
 
 STATE_BUDGET_BYTES = 150_000
 """Issue 9: one world's state, all nine floors generated, stays under 150 KB for P = 3."""

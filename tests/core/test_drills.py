@@ -1,4 +1,4 @@
-"""The coordination drills (``alem_core.drills``, ``worldgen/drills.py``): layouts, the rules they
+"""The coordination drills (``alem_core.drills``, ``alem_core/drills/``): layouts, the rules they
 exercise under the core's own step, and the faces they are reachable through.
 
 One compiled reset and step per drill static (module-level jits, shared by the tests).
@@ -13,15 +13,15 @@ import pytest
 
 import alem_core
 from alem_core import Achievement, Action, Block, Inv
-from alem_core import batch as core_batch
-from alem_core.batch_runner import seed_key
+from alem_core.api import seed_key
+from alem_core.batch import auto_reset as core_batch
 from alem_core.constants import Facing
 from alem_core.drills import drill_setup
-from alem_core.masking import acting, action_mask
+from alem_core.drills.worlds import busy_players, chain_cells, drill_state, room_cells
+from alem_core.observation.masking import acting, action_mask
 from alem_core.params import StaticParams
-from alem_core.reward import reward_weights
-from alem_core.tables import ACHIEVEMENT_IS_COORD
-from alem_core.worldgen.drills import busy_players, chain_cells, drill_state, room_cells
+from alem_core.rules.reward import reward_weights
+from alem_core.rules.tables import ACHIEVEMENT_IS_COORD
 
 RESET = jax.jit(alem_core.reset, static_argnums=2)
 STEP = jax.jit(alem_core.step, static_argnums=4)

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core.boss_tables import BOSS_FLOOR
 from alem_core.constants import Action
-from alem_core.rollout import compiled
-from alem_core.tables import (
+from alem_core.rules.boss_tables import BOSS_FLOOR
+from alem_core.rules.tables import (
     FLOOR_MELEE_TYPE,
     FLOOR_PASSIVE_CHANCE,
     FLOOR_PASSIVE_TYPE,
     FLOOR_RANGED_TYPE,
 )
+from alem_core.testing.rollout import compiled
 
 STATIC = alem_core.StaticParams()  # 48 x 48, nine floors, P = 3
 PARAMS = alem_core.make_params("medium")

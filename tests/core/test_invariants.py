@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core.rollout import compiled, random_rollout
 from alem_core.systems.intrinsics import capacities, start_sleep_and_rest
+from alem_core.testing.rollout import compiled, random_rollout
 
 from .conftest import SMALL
 
@@ -130,5 +130,5 @@ def test_rest_is_always_offered_but_only_a_hurt_agent_rests(rollout):
     mask = np.asarray(alem_core.action_mask(state, PARAMS, SMALL))
     assert mask[:, alem_core.Action.REST].all()  # GAME.md §8.3: REST is always legal
     rest = jnp.full(3, alem_core.Action.REST, jnp.int32)
-    after = start_sleep_and_rest(state, rest, SMALL)
+    after = start_sleep_and_rest(state, rest, None, None, SMALL)
     np.testing.assert_array_equal(after.players.resting, [True, False, False])

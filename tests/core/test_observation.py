@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Block, Facing, Item, MobClass
-from alem_core.observation import direction_sectors, obs_layout, obs_size, observe
-from alem_core.observation_parts import cell_layout, map_view
+from alem_core.observation.map_view import cell_layout, map_view
+from alem_core.observation.vector import direction_sectors, obs_layout, obs_size, observation
 from alem_core.params import Params, StaticParams
 from alem_core.state import to_light
 from alem_core.testing import hand_built_state, with_inventory
@@ -24,7 +24,7 @@ VIEW = 9 * 11 * C
 ITEM0, MOB0, TEAM0 = 42, 47, 87
 COORD, SOFT, ELITE, HARD, HANDOVER, LIGHT = 88 + P, 89 + P, 90 + P, 91 + P, 92 + P, 93 + P
 DASH = 14
-OBSERVE = jax.jit(observe, static_argnums=2)
+OBSERVE = jax.jit(observation, static_argnums=2)
 
 
 def _obs(state):
@@ -232,7 +232,7 @@ def test_own_state_scaling():
 
 def test_jit_matches_eager():
     state = _with_mob(_state(["T.c", "~#p"]), "ranged", 0, (10, 7), 2, elite=True)
-    eager = np.asarray(observe(state, Params(), STATIC))
+    eager = np.asarray(observation(state, Params(), STATIC))
     np.testing.assert_allclose(_obs(state), eager)
 
 

@@ -6,8 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_core.difficulty import derived_values
 from alem_core.params import Params, alpha_overrides, make_params
+from alem_core.rules.difficulty import derived_values
 
 
 @pytest.mark.parametrize(

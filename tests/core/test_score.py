@@ -13,7 +13,7 @@ import pytest
 
 from alem_core.constants import Achievement
 from alem_core.params import StaticParams
-from alem_core.score import HEADLINE_KEYS, score, score_keys
+from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
 from alem_core.systems.lifecycle import ALIVE, MOB_COMBAT, STARVATION
 from alem_core.testing import hand_built_state
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement, Action, Facing, Inv, Role
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params, make_params
 from alem_core.pipeline import PIPELINE
-from alem_core.specialisation import ACTION_ROLE, JOB_ROLE, describe_roles, roles
+from alem_core.rules.specialisation import ACTION_ROLE, JOB_ROLE, describe_roles, roles
 from alem_core.systems.combat import player_melee_damage
 from alem_core.systems.intrinsics import capacities
 from alem_core.testing import hand_built_state, with_inventory

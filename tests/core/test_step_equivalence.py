@@ -25,9 +25,9 @@ import pytest
 
 from alem_core import pipeline
 from alem_core.api import reset
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import StaticParams, make_params
-from alem_core.rollout import random_legal_actions
+from alem_core.testing.rollout import random_legal_actions
 from tests.core.reference_stages import STAGES
 
 STATIC = StaticParams(map_size=(16, 16), num_levels=2, player_count=3)

@@ -15,8 +15,8 @@ import pytest
 
 from alem_core.constants import GIVE_BASE, Action, Facing, Request
 from alem_core.params import Params
-from alem_core.rollout import compiled
 from alem_core.testing import hand_built_state
+from alem_core.testing.rollout import compiled
 
 from .conftest import SMALL
 

@@ -13,10 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_core import tables
 from alem_core.constants import Block, Item
-from alem_core.initial import spawn_positions
 from alem_core.params import Params, StaticParams
+from alem_core.rules import tables
 from alem_core.state import LIGHT_SCALE, MAP_DTYPES
 from alem_core.worldgen import generate_world
 from alem_core.worldgen.biomes import (
@@ -29,6 +28,7 @@ from alem_core.worldgen.biomes import (
     TROLL_MINES,
     stack_biomes,
 )
+from alem_core.worldgen.initial import spawn_positions
 from alem_core.worldgen.noise import perlin
 from alem_core.worldgen.smooth import (
     PATH_RES,

@@ -17,11 +17,11 @@ import pytest
 from scipy import ndimage
 
 from alem_core.constants import Item
-from alem_core.initial import spawn_positions
 from alem_core.params import StaticParams
-from alem_core.tables import COORD_ELIGIBLE
+from alem_core.rules.tables import COORD_ELIGIBLE
 from alem_core.worldgen import generate_world
 from alem_core.worldgen.dungeon import DUNGEON_FLOORS, axis_geometry
+from alem_core.worldgen.initial import spawn_positions
 from alem_core.worldgen.smooth import spawn_distance
 
 from .deep_worlds import CLOSED, N_SEEDS, PARAMS, STATIC, B, P, binomial_ok, count, deep_floors

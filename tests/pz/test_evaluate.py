@@ -7,9 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from alem_core.score import HEADLINE_KEYS, score, score_keys
-from alem_pz import evaluate as ev
+from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
+from alem_pz import evaluate as cli
+from alem_pz import protocol as ev
 from alem_pz.baselines import GreedyCoordinator, MaskedRandom
+from alem_pz.policies import load_policy
 
 from .conftest import SMALL
 
@@ -95,11 +97,11 @@ def test_progress_bar_and_batched_policies(capsys):
 
 
 def test_load_policy_names():
-    assert isinstance(ev.load_policy("random"), MaskedRandom)
-    assert isinstance(ev.load_policy("greedy"), GreedyCoordinator)
-    assert ev.load_policy("alem_pz.evaluate:bootstrap") is ev.bootstrap
+    assert isinstance(load_policy("random"), MaskedRandom)
+    assert isinstance(load_policy("greedy"), GreedyCoordinator)
+    assert load_policy("alem_pz.protocol:bootstrap") is ev.bootstrap
     with pytest.raises(ValueError, match="module:function"):
-        ev.load_policy("nonsense")
+        load_policy("nonsense")
     with pytest.raises(ValueError, match="at least one difficulty"):
         ev.evaluate(MaskedRandom(0), difficulties=[], static=SMALL)
 
@@ -122,7 +124,7 @@ def test_command_line_on_the_full_world(tmp_path):
     out = tmp_path / "summary.json"
     argv = ["--policy", "greedy", "--episodes", "1", "--max-steps", "5"]
     argv += ["--difficulties", "hard", "--out", str(out), "--resamples", "10", "--no-progress"]
-    assert ev.main(argv) == 0
+    assert cli.main(argv) == 0
     loaded = json.loads(out.read_text())
     assert loaded["protocol"]["num_levels"] == 9 and loaded["protocol"]["map_size"] == [48, 48]
     assert list(loaded["results"]) == ["hard"]

@@ -141,7 +141,7 @@ def test_recording_writes_a_gif(tmp_path):
 
     from alem_pz.recording import record_episode, save_frames
 
-    frames = record_episode(steps=3, policy="scripted", static=SMALL)
+    frames = record_episode(steps=3, policy="greedy", static=SMALL)
     path = save_frames(frames, tmp_path / "team.gif", fps=5)
     with Image.open(path) as gif:
         assert gif.format == "GIF" and gif.n_frames == len(frames) == 4

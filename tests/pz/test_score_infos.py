@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement
-from alem_core.score import score, score_keys
+from alem_core.scoring.score import score, score_keys
 
 from .conftest import SMALL
 

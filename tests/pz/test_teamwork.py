@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import GIVE_BASE, Action, Facing, Inv, Request
-from alem_core.metrics import COOPERATION_METRICS
+from alem_core.scoring.metrics import COOPERATION_METRICS
 
 NOOP = 0
 

@@ -9,7 +9,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_train.drills import matrix_games
 from alem_train.experiment import run as runner
 from alem_train.experiment.envs import matrix_task
 from alem_train.experiment.methods import METHODS, MethodConfig
@@ -18,6 +17,7 @@ from alem_train.experiment.rollouts import collect, init_actors
 from alem_train.experiment.stats import bootstrap_ci, iqm, summarise
 from alem_train.experiment.tasks import TASKS
 from alem_train.experiment.train import train_run
+from alem_train.matrix_games import games as matrix_games
 
 CLIMB = matrix_task(matrix_games.climbing_game(3))
 SMALL = {"groups": 4, "group_size": 4, "epochs": 2, "hidden": 16}

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
 
-from alem_train.drills import (
+from alem_train.matrix_games import (
     MatrixGameParallelEnv,
     climbing_game,
     expected_return,

@@ -11,13 +11,13 @@ import jax
 import numpy as np
 import pytest
 
-from alem_train.drills import matrix_games
 from alem_train.experiment import sequential
 from alem_train.experiment.envs import matrix_task
 from alem_train.experiment.methods import SEQUENTIAL, MethodConfig, init_params
 from alem_train.experiment.rollouts import init_actors, team_logits
 from alem_train.experiment.sequential import SequentialTrainer, split_team
 from alem_train.experiment.tasks import TASKS
+from alem_train.matrix_games import games as matrix_games
 from tests.train.team_tr_reference import team_tr_stage_reference
 
 CLIMB = matrix_task(matrix_games.climbing_game(3))

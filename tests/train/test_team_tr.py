@@ -8,7 +8,7 @@ import numpy as np
 import optax
 import pytest
 
-from alem_train.drills import climbing_game, expected_return, joint_payoff
+from alem_train.matrix_games import climbing_game, expected_return, joint_payoff
 from alem_train.objectives import (
     Rollout,
     SeqTRSettings,

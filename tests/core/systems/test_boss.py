@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 import alem_core
-from alem_core.boss_tables import BOSS_FLOOR, BOSS_WAVE_TIMER
 from alem_core.constants import Achievement, Action, Block
-from alem_core.observation import floor_info
+from alem_core.observation.vector import floor_info
 from alem_core.params import Params, StaticParams
 from alem_core.pixels import pixel_observation
 from alem_core.pixels.view import shown_blocks
-from alem_core.rollout import compiled
-from alem_core.score import score
+from alem_core.rules.boss_tables import BOSS_FLOOR, BOSS_WAVE_TIMER
+from alem_core.rules.tables import FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
+from alem_core.scoring.score import score
 from alem_core.systems.boss import (
     boss_bookkeeping,
     boss_vulnerable,
@@ -28,8 +28,8 @@ from alem_core.systems.boss import (
 )
 from alem_core.systems.intrinsics import update_intrinsics
 from alem_core.systems.spawning import spawn_mobs
-from alem_core.tables import FLOOR_MELEE_TYPE, FLOOR_RANGED_TYPE
 from alem_core.testing import hand_built_state
+from alem_core.testing.rollout import compiled
 
 A = Achievement
 STATIC = StaticParams(map_size=(16, 16), num_levels=9, player_count=3)
@@ -95,12 +95,12 @@ def achieved(state, ach) -> list[bool]:
 def test_timer_counts_down_on_the_boss_floor_only():
     state = boss_state(timer=BOSS_WAVE_TIMER)
     for expected in (6, 5, 4, 3, 2, 1, 0, -1):
-        state = boss_bookkeeping(state)
+        state = boss_bookkeeping(state, None, None, None, None)
         assert int(state.world.boss_timer) == expected
     overworld = hand_built_state([], STATIC)
     assert int(overworld.world.boss_timer) == BOSS_WAVE_TIMER == 7
     assert int(overworld.world.boss_progress) == 0
-    assert int(boss_bookkeeping(overworld).world.boss_timer) == 7
+    assert int(boss_bookkeeping(overworld, None, None, None, None).world.boss_timer) == 7
 
 
 def test_vulnerable_only_without_hostile_mobs_and_with_the_timer_run_out():
@@ -150,11 +150,15 @@ def test_dead_players_and_other_actions_do_not_hit():
 def test_eighth_hit_defeats_the_boss_for_everyone():
     state = boss_state(progress=7, timer=0)
     players = state.players.replace(alive=jnp.array([True, True, False]))  # a dead one too
-    out = boss_bookkeeping(hit_boss(state.replace(players=players), do(DO, NOOP, NOOP), STATIC))
+    out = boss_bookkeeping(
+        hit_boss(state.replace(players=players), do(DO, NOOP, NOOP), STATIC), None, None, None, None
+    )
     assert int(out.world.boss_progress) == 8
     assert achieved(out, A.DEFEAT_NECROMANCER) == [True, True, True]
     assert achieved(out, A.DAMAGE_NECROMANCER) == [True, False, False]
-    not_yet = boss_bookkeeping(hit_boss(boss_state(progress=6, timer=0), do(DO, DO, DO), STATIC))
+    not_yet = boss_bookkeeping(
+        hit_boss(boss_state(progress=6, timer=0), do(DO, DO, DO), STATIC), None, None, None, None
+    )
     assert not any(achieved(not_yet, A.DEFEAT_NECROMANCER))
 
 
@@ -188,7 +192,7 @@ def test_defeat_ends_the_episode_as_a_win_through_the_pipeline():
 
 @pytest.fixture(scope="module")
 def spawn():
-    return jax.jit(spawn_mobs, static_argnums=3)
+    return jax.jit(lambda k, s, p, st: spawn_mobs(s, None, k, p, st), static_argnums=3)
 
 
 def live_cells(state, mob_class: str) -> list[tuple[int, int]]:
@@ -231,7 +235,7 @@ def test_needs_do_not_decay_on_the_boss_floor():
     state = boss_state()
     players = state.players.replace(food=jnp.array([9, 0, 9]), drink=jnp.array([9, 9, 0]))
     state = state.replace(players=players)
-    intrinsics = jax.jit(update_intrinsics, static_argnums=2)
+    intrinsics = jax.jit(lambda s, p, st: update_intrinsics(s, None, None, p, st), static_argnums=2)
     for _ in range(40):
         state = intrinsics(state, PARAMS, STATIC)
     np.testing.assert_array_equal(state.players.food, [9, 0, 9])

@@ -14,9 +14,9 @@ import pytest
 
 from alem_core.constants import NUM_INV, Achievement, Action, Block, Facing, Inv
 from alem_core.params import Params, StaticParams
-from alem_core.rollout import compiled
 from alem_core.systems.chests import CHEST_LOOT, chest_loot, open_chests
 from alem_core.testing import hand_built_state, with_inventory
+from alem_core.testing.rollout import compiled
 
 from ..conftest import SMALL
 

@@ -12,17 +12,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Achievement, Action, Block, Facing, Inv
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params
+from alem_core.rules.tables import TASK_BLOCK
 from alem_core.state import light_level
 from alem_core.systems.construction import build
 from alem_core.systems.handovers import revert_builds
-from alem_core.tables import TASK_BLOCK
 from alem_core.testing import hand_built_state
 
 from ..conftest import SMALL
 
-BUILD = jax.jit(build, static_argnums=2)
+BUILD = jax.jit(lambda s, a, st: build(s, a, None, None, st), static_argnums=2)
 SHELTER, FORGE, BEACON = Action.BUILD_SHELTER, Action.BUILD_FORGE, Action.BUILD_BEACON
 NOOP = Action.NOOP
 SHELTER_COST = {Inv.WOOD: 10, Inv.STONE: 5}

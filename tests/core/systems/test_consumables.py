@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement, Action, Inv
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params
-from alem_core.rollout import compiled
 from alem_core.systems.consumables import drink_potions, read_books
 from alem_core.testing import hand_built_state, with_inventory
+from alem_core.testing.rollout import compiled
 
 from ..conftest import SMALL
 
@@ -33,8 +33,8 @@ EFFECT = {
 COLOURS = ["red", "green", "blue", "pink", "cyan", "yellow"]
 NOOP = Action.NOOP
 
-drink = jax.jit(drink_potions)
-read = jax.jit(read_books)
+drink = jax.jit(lambda s, a: drink_potions(s, a, None, None, None))
+read = jax.jit(lambda s, a: read_books(s, a, None, None, None))
 mask_of = jax.jit(lambda state: action_mask(state, Params(), SMALL))
 
 

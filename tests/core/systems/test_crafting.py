@@ -13,8 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Achievement, Action, Inv
-from alem_core.systems.crafting import craft, craft_mask
-from alem_core.tables import RECIPE_ACTION
+from alem_core.rules.tables import RECIPE_ACTION
+from alem_core.systems.crafting import craft_mask, craft_with_draws
 from alem_core.testing import hand_built_state, with_inventory
 
 MAP = ["..tf.", "....."]
@@ -35,33 +35,37 @@ def test_miner_crafts_wood_pickaxe_others_are_gated(small, params):
     for agent in range(3):
         state = with_inventory(state, agent, wood=1)
     actions = jnp.array([Action.MAKE_WOOD_PICKAXE] * 3)
-    after = craft(state, actions, PASS, params, small)
+    after = craft_with_draws(state, actions, PASS, params, small)
     np.testing.assert_array_equal(after.players.inventory[:, Inv.PICKAXE], [0, 0, 1])
     np.testing.assert_array_equal(after.players.inventory[:, Inv.WOOD], [1, 1, 0])
 
 
 def test_wood_sword_is_ungated_and_needs_a_table(small, params):
     state = with_inventory(_state(small, params), 0, wood=1)
-    after = craft(state, jnp.array([Action.MAKE_WOOD_SWORD, 0, 0]), PASS, params, small)
+    after = craft_with_draws(state, jnp.array([Action.MAKE_WOOD_SWORD, 0, 0]), PASS, params, small)
     assert after.players.inventory[0, Inv.SWORD] == 1
     far = with_inventory(hand_built_state(MAP, small, params, [(5, 5), (1, 2), (1, 3)]), 0, wood=1)
-    after = craft(far, jnp.array([Action.MAKE_WOOD_SWORD, 0, 0]), PASS, params, small)
+    after = craft_with_draws(far, jnp.array([Action.MAKE_WOOD_SWORD, 0, 0]), PASS, params, small)
     assert after.players.inventory[0, Inv.SWORD] == 0
 
 
 def test_iron_pickaxe_needs_furnace_and_all_materials(small, params):
     state = with_inventory(_state(small, params), 2, wood=1, stone=1, iron=1, coal=1, pickaxe=2)
-    after = craft(state, jnp.array([0, 0, Action.MAKE_IRON_PICKAXE]), PASS, params, small)
+    after = craft_with_draws(
+        state, jnp.array([0, 0, Action.MAKE_IRON_PICKAXE]), PASS, params, small
+    )
     assert after.players.inventory[2, Inv.PICKAXE] == 3
     assert int(after.players.inventory[2, : Inv.SAPPHIRE].sum()) == 0
     poor = with_inventory(_state(small, params), 2, wood=1, stone=1, iron=1, pickaxe=2)
-    after = craft(poor, jnp.array([0, 0, Action.MAKE_IRON_PICKAXE]), PASS, params, small)
+    after = craft_with_draws(poor, jnp.array([0, 0, Action.MAKE_IRON_PICKAXE]), PASS, params, small)
     assert after.players.inventory[2, Inv.PICKAXE] == 2
 
 
 def test_tier_condition_blocks_recrafting(small, params):
     state = with_inventory(_state(small, params), 2, wood=3, pickaxe=1)
-    after = craft(state, jnp.array([0, 0, Action.MAKE_WOOD_PICKAXE]), PASS, params, small)
+    after = craft_with_draws(
+        state, jnp.array([0, 0, Action.MAKE_WOOD_PICKAXE]), PASS, params, small
+    )
     assert after.players.inventory[2, Inv.WOOD] == 3
 
 
@@ -70,7 +74,7 @@ def test_arrows_torches_and_armour(small, params):
     state = with_inventory(state, 2, wood=1, coal=1)
     state = with_inventory(state, 1, iron=3, coal=3)
     actions = jnp.array([Action.MAKE_ARROW, Action.MAKE_IRON_ARMOUR, Action.MAKE_TORCH])
-    after = craft(state, actions, PASS, params, small)
+    after = craft_with_draws(state, actions, PASS, params, small)
     assert after.players.inventory[0, Inv.ARROW] == 2
     assert after.players.inventory[2, Inv.TORCH] == 4
     np.testing.assert_array_equal(after.players.armour[1], [1, 0, 0, 0])
@@ -82,11 +86,15 @@ def test_soft_gate_draw_decides_non_specialist(small, params):
     state = with_inventory(_state(small, soft), 0, wood=1)
     actions = jnp.array([Action.MAKE_WOOD_PICKAXE, 0, 0])
     assert (
-        craft(state, actions, jnp.array([0.3, 0, 0]), soft, small).players.inventory[0, Inv.PICKAXE]
+        craft_with_draws(state, actions, jnp.array([0.3, 0, 0]), soft, small).players.inventory[
+            0, Inv.PICKAXE
+        ]
         == 1
     )
     assert (
-        craft(state, actions, jnp.array([0.5, 0, 0]), soft, small).players.inventory[0, Inv.PICKAXE]
+        craft_with_draws(state, actions, jnp.array([0.5, 0, 0]), soft, small).players.inventory[
+            0, Inv.PICKAXE
+        ]
         == 0
     )
 
@@ -108,9 +116,11 @@ def test_diamond_crafting_needs_two_at_a_forge_when_coordinated(small, params):
     state = state.replace(world=state.world.replace(block=state.world.block.at[0, 1].set(39)))
     for agent in range(3):
         state = with_inventory(state, agent, diamond=3)
-    solo = craft(state, jnp.array([Action.MAKE_DIAMOND_ARMOUR, 0, 0]), PASS, coord, small)
+    solo = craft_with_draws(
+        state, jnp.array([Action.MAKE_DIAMOND_ARMOUR, 0, 0]), PASS, coord, small
+    )
     assert int(solo.players.armour[0].max()) == 0
-    pair = craft(
+    pair = craft_with_draws(
         state,
         jnp.array([Action.MAKE_DIAMOND_ARMOUR, Action.MAKE_DIAMOND_ARMOUR, 0]),
         PASS,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement, Action, Facing, Inv
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params
 from alem_core.systems.enchanting import ENCHANT_ACTIONS, armour_slot, enchant
 from alem_core.testing import hand_built_state, with_inventory

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_core.systems.floors import can_ascend, can_descend, change_floor
 from alem_core.systems.handovers import add_entries
-from alem_core.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_core.testing import hand_built_state
 
 STATIC = StaticParams(map_size=(16, 16), num_levels=3, player_count=3)
@@ -45,7 +45,7 @@ def two_floor_state(positions=((2, 2), (5, 5), (6, 6)), kills0: int = 10):
 
 
 def step(state, *actions):
-    return change_floor(state, jnp.asarray(actions, jnp.int32), PARAMS, STATIC)
+    return change_floor(state, jnp.asarray(actions, jnp.int32), None, PARAMS, STATIC)
 
 
 def enter_dungeon(state) -> np.ndarray:

@@ -30,11 +30,11 @@ def test_forager_capacity_is_tripled(small, params):
 def test_food_drops_every_26_steps_drink_every_21(small, params):
     state = hand_built_state([], small, params)
     for _ in range(21):
-        state = update_intrinsics(state, params, small)
+        state = update_intrinsics(state, None, None, params, small)
     np.testing.assert_array_equal(state.players.drink, [8, 8, 8])
     np.testing.assert_array_equal(state.players.food, [9, 9, 9])
     for _ in range(5):
-        state = update_intrinsics(state, params, small)
+        state = update_intrinsics(state, None, None, params, small)
     np.testing.assert_array_equal(state.players.food, [8, 8, 8])
 
 
@@ -42,29 +42,33 @@ def test_unmet_needs_cost_health_and_dead_players_are_frozen(small, params):
     state = hand_built_state([], small, params)
     state = _players(state, food=jnp.array([0, 0, 9]), alive=jnp.array([True, False, True]))
     for _ in range(16):
-        state = update_intrinsics(state, params, small)
+        state = update_intrinsics(state, None, None, params, small)
     np.testing.assert_array_equal(state.players.health, [8.0, 9.0, 9.0])
 
 
 def test_sleep_starts_below_max_energy_and_wakes_with_achievement(small, params):
     state = _players(hand_built_state([], small, params), energy=jnp.array([8, 9, 9]))
-    state = start_sleep_and_rest(state, jnp.array([Action.SLEEP, Action.SLEEP, 0]), small)
+    state = start_sleep_and_rest(
+        state, jnp.array([Action.SLEEP, Action.SLEEP, 0]), None, None, small
+    )
     np.testing.assert_array_equal(state.players.sleeping, [True, False, False])
     for _ in range(11):
-        state = update_intrinsics(state, params, small)
+        state = update_intrinsics(state, None, None, params, small)
     assert not bool(state.players.sleeping[0])
     assert bool(state.players.achievements[0, Achievement.WAKE_UP])
 
 
 def test_shelter_speeds_sleep_recovery(small, params):
     state = _players(hand_built_state([], small, params), energy=jnp.array([8, 8, 9]))
-    state = start_sleep_and_rest(state, jnp.array([Action.SLEEP, Action.SLEEP, 0]), small)
+    state = start_sleep_and_rest(
+        state, jnp.array([Action.SLEEP, Action.SLEEP, 0]), None, None, small
+    )
     r, c = (int(v) for v in state.players.pos[0])
     state = state.replace(
         world=state.world.replace(block=state.world.block.at[r - 1, c].set(Block.EPIC_SHELTER))
     )
     for _ in range(8):
-        state = update_intrinsics(state, params, small)
+        state = update_intrinsics(state, None, None, params, small)
     # Agent 0 (next to the shelter) recovers energy after 8 steps; agent 1 (also adjacent:
     # spawn cells are side by side) too; the shelter is within one cell of both.
     assert int(state.players.energy[0]) == 9
@@ -72,7 +76,7 @@ def test_shelter_speeds_sleep_recovery(small, params):
 
 def test_rest_requires_missing_health_and_clamp(small, params):
     state = _players(hand_built_state([], small, params), health=jnp.array([5.0, 9.0, 12.0]))
-    state = start_sleep_and_rest(state, jnp.array([Action.REST, Action.REST, 0]), small)
+    state = start_sleep_and_rest(state, jnp.array([Action.REST, Action.REST, 0]), None, None, small)
     np.testing.assert_array_equal(state.players.resting, [True, False, False])
-    clamped = clamp_intrinsics(state, params, small)
+    clamped = clamp_intrinsics(state, None, None, params, small)
     np.testing.assert_array_equal(clamped.players.health, [5.0, 9.0, 9.0])

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Achievement, Action, Facing, Inv, Projectile
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params
-from alem_core.rollout import compiled
 from alem_core.systems.launching import launch
 from alem_core.testing import hand_built_state, with_inventory
+from alem_core.testing.rollout import compiled
 
 from ..conftest import SMALL
 
@@ -35,7 +35,7 @@ def acts(*actions):
 
 def test_arrow_starts_on_the_faced_cell_and_costs_one_arrow():
     state = archer_team()
-    out = launch(state, acts(SHOOT, NOOP, NOOP), SMALL)
+    out = launch(state, acts(SHOOT, NOOP, NOOP), None, None, SMALL)
     proj = out.mobs.player_projectiles
     assert bool(proj.alive[0, 0]) and int(proj.owner[0, 0]) == 0
     assert proj.pos[0, 0].tolist() == [5, 3] and proj.direction[0, 0].tolist() == [0, 1]
@@ -46,10 +46,10 @@ def test_arrow_starts_on_the_faced_cell_and_costs_one_arrow():
 
 def test_no_bow_or_a_wall_ahead_launches_nothing_and_costs_nothing():
     state = with_inventory(archer_team(), 0, bow=0)
-    out = launch(state, acts(SHOOT, NOOP, NOOP), SMALL)
+    out = launch(state, acts(SHOOT, NOOP, NOOP), None, None, SMALL)
     assert not bool(out.mobs.player_projectiles.alive.any())
     walled = archer_team(rows=["", "", "", "", "", "...#"])
-    out = launch(walled, acts(SHOOT, NOOP, NOOP), SMALL)
+    out = launch(walled, acts(SHOOT, NOOP, NOOP), None, None, SMALL)
     assert not bool(out.mobs.player_projectiles.alive.any())
     assert int(out.players.inventory[0, Inv.ARROW]) == 3
 
@@ -59,7 +59,7 @@ def test_full_slots_launch_nothing():
     proj = state.mobs.player_projectiles
     full = proj.replace(alive=jnp.ones_like(proj.alive))
     state = state.replace(mobs=state.mobs.replace(player_projectiles=full))
-    out = launch(state, acts(SHOOT, NOOP, NOOP), SMALL)
+    out = launch(state, acts(SHOOT, NOOP, NOOP), None, None, SMALL)
     assert int(out.players.inventory[0, Inv.ARROW]) == 3
 
 
@@ -77,7 +77,7 @@ def test_spell_follows_the_role_fireball_or_team_heal():
             health=jnp.array([4.0, 8.5, 3.0]), alive=jnp.array([True, True, False])
         )
     )
-    out = launch(state, acts(NOOP, CAST, CAST), SMALL)
+    out = launch(state, acts(NOOP, CAST, CAST), None, None, SMALL)
     assert out.players.mana.tolist() == [9, 3, 7]
     # the forager's heal: +2 for every alive player, capped at max health 9; the dead stay
     np.testing.assert_allclose(out.players.health, [6.0, 9.0, 3.0])
@@ -89,7 +89,7 @@ def test_spell_follows_the_role_fireball_or_team_heal():
 
 def test_not_enough_mana_casts_nothing():
     state = _casters(archer_team(), [1, 5, 1])
-    out = launch(state, acts(CAST, CAST, CAST), SMALL)
+    out = launch(state, acts(CAST, CAST, CAST), None, None, SMALL)
     assert out.players.mana.tolist() == [1, 5, 1]
     assert not bool(out.mobs.player_projectiles.alive.any())
 

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.params import Params, StaticParams
-from alem_core.score import score
+from alem_core.scoring.score import score
 from alem_core.systems.lifecycle import (
     DEHYDRATION,
     EXHAUSTION,

@@ -186,7 +186,7 @@ def test_completion_is_credited_without_the_pickaxe():
 
 
 def test_a_finished_task_disappears_from_the_observation():
-    from alem_core.observation_parts import padded_floor
+    from alem_core.observation.map_view import padded_floor
 
     state, params = world(2)
     ints, _ = padded_floor(state)

@@ -44,7 +44,10 @@ KINDS = [
 @pytest.fixture(scope="module")
 def moves():
     """Where each kind's mob was after one update, over 64 keys: {name: set of cell names}."""
-    step = jax.jit(jax.vmap(update_mobs, in_axes=(0, None, None, None)), static_argnums=3)
+    step = jax.jit(
+        jax.vmap(lambda k, s, p, st: update_mobs(s, None, k, p, st), in_axes=(0, None, None, None)),
+        static_argnums=3,
+    )
     base = hand_built_state([], STATIC, PARAMS, positions=[(0, 0), (0, 1), (1, 0)])
     grid = base.world.block
     for name, cell in NEIGHBOURS.items():

@@ -23,7 +23,7 @@ NEAR = Params(mob_despawn_distance=100)
 @pytest.fixture(scope="module")
 def update():
     """``update_mobs`` jitted once per static shape for the whole module."""
-    return jax.jit(update_mobs, static_argnums=3)
+    return jax.jit(lambda k, s, p, st: update_mobs(s, None, k, p, st), static_argnums=3)
 
 
 def place(state: State, mob_class: int, slot: int, pos, **fields) -> State:
@@ -271,7 +271,7 @@ def _busy_state() -> State:
 def test_jit_matches_eager(update):
     state = _busy_state()
     key = jax.random.key(3)
-    eager = update_mobs(key, state, Params(), SMALL)
+    eager = update_mobs(state, None, key, Params(), SMALL)
     jitted = update(key, state, Params(), SMALL)
     for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

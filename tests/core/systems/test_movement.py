@@ -25,7 +25,7 @@ POSITIONS = [(2, 1), (2, 3), (4, 4)]
 
 
 def _move(state, actions, params, small):
-    return move_players(state, jnp.array(actions), params, small).players
+    return move_players(state, jnp.array(actions), None, params, small).players
 
 
 def test_free_move_and_blocked_by_stone_turns(small, params):

@@ -9,9 +9,9 @@ import pytest
 
 from alem_core.constants import Block
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import MOB_HEALTH
 from alem_core.state import State
 from alem_core.systems.spawning import spawn_mobs
-from alem_core.tables import MOB_HEALTH
 from alem_core.testing import hand_built_state
 
 STATIC = StaticParams(map_size=(16, 16), num_levels=9, player_count=3)
@@ -24,7 +24,8 @@ PLAYERS = [(7, 7), (7, 8), (0, 15)]
 @pytest.fixture(scope="module")
 def trials():
     """``spawn_mobs`` on one state for many keys at once (independent trials)."""
-    return jax.jit(jax.vmap(spawn_mobs, in_axes=(0, None, None, None)), static_argnums=3)
+    one = lambda k, s, p, st: spawn_mobs(s, None, k, p, st)  # noqa: E731
+    return jax.jit(jax.vmap(one, in_axes=(0, None, None, None)), static_argnums=3)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def accumulate():
 
     def run(key, state, params, static):
         def body(s, k):
-            s = spawn_mobs(k, s, params, static)
+            s = spawn_mobs(s, None, k, params, static)
             floor = s.world.floor
             return s, [
                 (getattr(s.mobs, n).alive[floor], getattr(s.mobs, n).pos[floor]) for n in CLASSES
@@ -193,7 +194,9 @@ def test_floors_without_spawns(accumulate, floor, quiet):
 def test_jit_matches_eager():
     state = base_state(kills=np.zeros(9, np.int32), daylight=0.2)
     key = jax.random.key(9)
-    eager = spawn_mobs(key, state, Params(), STATIC)
-    jitted = jax.jit(spawn_mobs, static_argnums=3)(key, state, Params(), STATIC)
+    eager = spawn_mobs(state, None, key, Params(), STATIC)
+    jitted = jax.jit(lambda k, s, p, st: spawn_mobs(s, None, k, p, st), static_argnums=3)(
+        key, state, Params(), STATIC
+    )
     for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

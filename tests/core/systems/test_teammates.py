@@ -14,11 +14,11 @@ import pytest
 
 from alem_core.constants import Action, Facing, Inv
 from alem_core.params import Params
-from alem_core.reward import reward_parts
-from alem_core.rollout import compiled
+from alem_core.rules.reward import reward_parts
 from alem_core.systems.lifecycle import FRIENDLY_FIRE
 from alem_core.systems.teammates import act_on_teammates
 from alem_core.testing import hand_built_state
+from alem_core.testing.rollout import compiled
 
 from ..conftest import SMALL
 

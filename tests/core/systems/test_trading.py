@@ -124,7 +124,7 @@ def test_two_givers_at_the_cap_both_pass_then_the_excess_is_clipped(small, param
     out = give(state, acts(NOOP, slot_to(1, 0), slot_to(2, 0)), small)
     assert out.stats.trades.tolist() == [0, 1, 1]  # cap checked on pre-step values
     assert int(out.players.inventory[0, Inv.STONE]) == 100
-    clamped = clamp_intrinsics(out, params, small)
+    clamped = clamp_intrinsics(out, None, None, params, small)
     assert int(clamped.players.inventory[0, Inv.STONE]) == 99
     full = set_inv(state, 0, Inv.STONE, 99)
     out = give(full, acts(NOOP, slot_to(1, 0), slot_to(2, 0)), small)
@@ -151,7 +151,7 @@ def test_request_expiring_on_the_step_it_is_served(small, params):
     state = set_inv(
         open_request(state_with(small, params), 1, Request.COAL, timer=1), 0, Inv.COAL, 2
     )
-    out = trade(state, acts(slot_to(0, 1), NOOP, NOOP), small)
+    out = trade(state, acts(slot_to(0, 1), NOOP, NOOP), None, None, small)
     assert int(out.players.inventory[1, Inv.COAL]) == 1  # served with its last step
     assert int(out.stats.request_expiries[1]) == 1  # and then it expired
     assert int(out.players.request_timer[1]) == 0
@@ -159,9 +159,9 @@ def test_request_expiring_on_the_step_it_is_served(small, params):
 
 def test_a_new_request_is_served_from_the_next_step(small, params):
     state = set_inv(state_with(small, params), 0, Inv.WOOD, 2)
-    out = trade(state, acts(slot_to(0, 1), Action.REQUEST_WOOD, NOOP), small)
+    out = trade(state, acts(slot_to(0, 1), Action.REQUEST_WOOD, NOOP), None, None, small)
     assert int(out.players.inventory[1, Inv.WOOD]) == 0  # gives run before new requests
-    out = trade(out, acts(slot_to(0, 1), NOOP, NOOP), small)
+    out = trade(out, acts(slot_to(0, 1), NOOP, NOOP), None, None, small)
     assert int(out.players.inventory[1, Inv.WOOD]) == 1
 
 
@@ -194,9 +194,13 @@ def test_mask_is_exact_for_every_slot(small, params, seed):
 def test_trading_under_jit_and_vmap_matches_eager(small, params):
     state = set_inv(open_request(state_with(small, params), 1, Request.WOOD), 0, Inv.WOOD, 4)
     actions = acts(slot_to(0, 1), NOOP, Action.REQUEST_FOOD)
-    eager = trade(state, actions, small)
-    jitted = jax.jit(trade, static_argnums=2)(state, actions, small)
-    batched = jax.vmap(trade, in_axes=(None, 0, None))(state, jnp.stack([actions, actions]), small)
+    eager = trade(state, actions, None, None, small)
+    jitted = jax.jit(lambda s, a, st: trade(s, a, None, None, st), static_argnums=2)(
+        state, actions, small
+    )
+    batched = jax.vmap(lambda s, a: trade(s, a, None, None, small), in_axes=(None, 0))(
+        state, jnp.stack([actions, actions])
+    )
     for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     np.testing.assert_array_equal(batched.players.inventory[1], eager.players.inventory)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from alem_pz import evaluate
+from alem_pz import evaluate, protocol
 from alem_pz.text.client import ClientConfig
 from alem_pz.text.harness import HarnessConfig, evaluate_llm, load_config, world_fingerprint
 from alem_pz.text.local_server import LocalServer
@@ -55,7 +55,7 @@ def test_clean_run_writes_the_run_directory(clean):
     run = path / "clean"
     assert json.loads((run / "summary.json").read_text())["results"]["easy"]["episodes"] == 2
     for i, episode in enumerate(_episodes(summary)):
-        assert episode["seed"] == evaluate.BASE_SEED + i and episode["steps"] == STEPS
+        assert episode["seed"] == protocol.BASE_SEED + i and episode["steps"] == STEPS
         assert episode["harness"]["action_parse_rate"] == 1.0
         assert episode["harness"]["tokens"]["requests"] == STEPS * 3
         assert len(_actions(run, i)) == STEPS
@@ -122,11 +122,11 @@ def test_api_key_is_sent_but_never_written(tmp_path, monkeypatch):
 
 def test_text_track_starts_from_the_symbolic_worlds(clean):
     _, summary, _ = clean
-    env = evaluate.make_env("easy", STEPS, SMALL)
+    env = protocol.make_env("easy", STEPS, SMALL)
     for i, episode in enumerate(_episodes(summary)):
-        env.reset(seed=evaluate.BASE_SEED + i)
+        env.reset(seed=protocol.BASE_SEED + i)
         assert episode["world"] == world_fingerprint(env.core_state)
-    env.reset(seed=evaluate.BASE_SEED + 5)
+    env.reset(seed=protocol.BASE_SEED + 5)
     assert world_fingerprint(env.core_state) not in {e["world"] for e in _episodes(summary)}
 
 
@@ -140,7 +140,7 @@ def test_cli_runs_the_llm_policy(tmp_path, capsys):
         ])  # fmt: skip
     assert code == 0 and "easy: " in capsys.readouterr().out
     summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
-    assert summary["protocol"]["seeds"] == [evaluate.BASE_SEED]
+    assert summary["protocol"]["seeds"] == [protocol.BASE_SEED]
     assert summary["results"]["easy"]["per_episode"][0]["steps"] == 3
 
 

@@ -8,8 +8,8 @@ import pytest
 
 import alem_core
 from alem_core.constants import Inv
+from alem_core.rules.tables import RECIPE_COST, SLEEP_DAMAGE_MULTIPLIER
 from alem_core.systems.handovers import STRUCTURE_COST
-from alem_core.tables import RECIPE_COST, SLEEP_DAMAGE_MULTIPLIER
 from alem_pz.text.disclosure import disclosed
 from alem_pz.text.history import HistoryConfig
 from alem_pz.text.prompt import system_prompt

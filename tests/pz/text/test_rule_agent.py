@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from alem_pz import evaluate
+from alem_pz import protocol
+from alem_pz.policies import load_policy
 from alem_pz.text import rule_agent
 from alem_pz.text.parser import parse_reply
 from alem_pz.text.rule_agent import decide, read, reply
@@ -68,8 +69,8 @@ def test_reading_and_rules():
 
 
 def test_plays_a_text_episode_through_the_runner():
-    summary = evaluate.evaluate(
-        evaluate.load_policy("text-rule"), episodes=1, max_steps=60, difficulties=["easy"],
+    summary = protocol.evaluate(
+        load_policy("text-rule"), episodes=1, max_steps=60, difficulties=["easy"],
         static=SMALL, resamples=20, progress=False, obs_type="text",
     )  # fmt: skip
     episode = summary["results"]["easy"]["per_episode"][0]

@@ -6,7 +6,7 @@ returns fixed completions so each rule of §2.3-§2.4 is checked exactly.)
 
 from __future__ import annotations
 
-from alem_pz import evaluate
+from alem_pz import protocol
 from alem_pz.text.client import Completion
 from alem_pz.text.history import COMM_HEADER
 from alem_pz.text.team import LLMTeam
@@ -27,9 +27,9 @@ class Scripted:
 
 
 def _run(clients, steps=3, **kw):
-    env = evaluate.make_env("easy", steps, SMALL, obs_type="text")
+    env = protocol.make_env("easy", steps, SMALL, obs_type="text")
     team = LLMTeam(clients, env.params, env.static, **kw)
-    record = evaluate.run_episode(env, team, evaluate.BASE_SEED)
+    record = protocol.run_episode(env, team, protocol.BASE_SEED)
     team.close()
     return record, team
 

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.api import reset, step
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 

@@ -1,4 +1,4 @@
-"""``BatchRunner``: drives ``alem_core.batch`` from Python (jit, sharding, warm-up).
+"""``BatchRunner``: drives ``alem_core.batch.auto_reset`` from Python (jit, sharding, warm-up).
 
     runner = BatchRunner(num_worlds=256, params=make_params("medium"), static=StaticParams())
     out = runner.reset(seed=0)                 # BatchOutput of jax arrays, leading axis N
@@ -7,9 +7,9 @@
         scores = runner.scores()               # {key: (N, P)}, before the next step
 
 Each ``step`` is one jitted ``batch.step`` (reserves regenerated and swapped in on the device
-when needed); the score of the worlds that ended is computed on demand by ``scores()``. On
-this CPU a host-side choice between a call with and one without that upkeep was slower: reading
-the previous call's counters stalls the pipeline of dispatches (measured at N = 64).
+when needed); the score of the worlds that ended is computed on demand by ``scores()``. The
+upkeep is chosen on the device, not by the host: reading the previous call's counters to choose
+would stall the pipeline of asynchronous dispatches.
 The worlds are split over all local devices (``jax.sharding``, a 1-D mesh over the world axis)
 when there are several and ``shard`` is True. Constructing a runner does no JAX work:
 compilation and device set-up happen in the first ``reset`` (so a process can fork workers
@@ -28,7 +28,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from alem_core import batch as core_batch
+from alem_core.api import seed_key
+from alem_core.batch import auto_reset as core_batch
 from alem_core.params import Params, StaticParams
 
 
@@ -78,13 +79,6 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
 def default_chunk(num_worlds: int) -> int:
     """Reserve refresh chunk: an eighth of the batch (at least 1)."""
     return max(1, math.ceil(num_worlds / 8))
-
-
-def seed_key(seed: int) -> np.ndarray:
-    """A raw (2,) uint32 key from any non-negative int (``SeedSequence`` hashes it)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    return np.random.SeedSequence(int(seed)).generate_state(2, dtype=np.uint32)
 
 
 class BatchRunner:
@@ -159,9 +153,9 @@ class BatchRunner:
         return out
 
     def scores(self) -> dict[str, jax.Array]:
-        """Score keys ({key: (N, P) float32}, ``alem_core.score``) of the worlds that ended on
-        the last ``step`` (``info["done"]``; zero elsewhere), from their final states. Call it
-        before the next ``step``, which resets them."""
+        """Score keys ({key: (N, P) float32}, ``alem_core.scoring.score``) of the worlds that
+        ended on the last ``step`` (``info["done"]``; zero elsewhere), from their final states. Call
+        it before the next ``step``, which resets them."""
         if self.batch is None:
             raise RuntimeError("scores() called before reset(); call reset(seed) first")
         return compiled_batch(self.static, self.chunk).scores(self.batch)
@@ -172,6 +166,5 @@ __all__ = [
     "Compiled",
     "compiled_batch",
     "default_chunk",
-    "seed_key",
     "world_sharding",
 ]

@@ -1,5 +1,5 @@
 """Episode counters for metrics (``Stats``, ``CoordinationStats``): part of the state, never
-read by the game rules. Also the ``replace`` mixin every state record shares."""
+read by the game rules."""
 
 from __future__ import annotations
 
@@ -9,16 +9,12 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
-
-class _Replace:
-    def replace(self, **changes: object):
-        """Copy with ``changes`` applied (``dataclasses.replace``)."""
-        return dataclasses.replace(self, **changes)
+from alem_core.state.base import Record
 
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Stats(_Replace):
+class Stats(Record):
     """Episode counters for metrics; never read by the game rules."""
 
     alive_steps: jax.Array
@@ -102,7 +98,7 @@ COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
 ``diamond_items``, which count structures, mobs and items."""
 
 
-class _CoordinationMethods(_Replace):
+class _CoordinationMethods(Record):
     @classmethod
     def zeros(cls) -> CoordinationStats:
         """Every counter at 0."""
@@ -126,3 +122,10 @@ CoordinationStats = jax.tree_util.register_dataclass(
 CoordinationStats.__module__ = __name__
 CoordinationStats.__doc__ = """Team coordination counters for metrics, one int32 field per
 entry of ``COORDINATION_COUNTERS`` (generated from that table); never read by rules."""
+
+
+__all__ = [
+    "COORDINATION_COUNTERS",
+    "CoordinationStats",
+    "Stats",
+]

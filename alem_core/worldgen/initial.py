@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import MAX_INVENTORY, NUM_ACHIEVEMENTS, NUM_INV, NUM_POTIONS, Inv
 from alem_core.params import Params, StaticParams
+from alem_core.rules.survival_tables import STARTING
 from alem_core.state import (
     CoordinationStats,
     Entities,
@@ -25,7 +26,6 @@ from alem_core.state import (
     World,
     zeros_entities,
 )
-from alem_core.survival_tables import STARTING
 
 
 def spawn_positions(static: StaticParams) -> jax.Array:

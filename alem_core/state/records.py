@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
-from alem_core.boss_tables import BOSS_WAVE_TIMER
-from alem_core.counters import CoordinationStats, Stats, _Replace
+from alem_core.rules.boss_tables import BOSS_WAVE_TIMER
+from alem_core.state.base import Record
+from alem_core.state.counters import CoordinationStats, Stats
 
 MAP_DTYPES: dict[str, jnp.dtype] = {
     "block": jnp.uint8,
@@ -44,7 +45,7 @@ def light_level(stored: jax.Array) -> jax.Array:
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class FloorMaps(_Replace):
+class FloorMaps(Record):
     """The per-cell maps (``MAP_DTYPES``) of every floor, (L, H, W) each. The entry of the
     current floor is stale while the team is on it: the hot copy in ``World`` is the truth."""
 
@@ -57,7 +58,7 @@ class FloorMaps(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class World(_Replace):
+class World(Record):
     """The current floor's maps (hot, (H, W)), the floor stack and team-wide world values."""
 
     block: jax.Array
@@ -115,8 +116,7 @@ class World(_Replace):
         """Where ``moved``: write the hot maps back to the stack and load ``new_floor``'s (the
         only stack write). Elsewhere nothing changes: the write goes to an index past the stack
         and is dropped, and the hot maps are kept. A step where the team stays thus costs a
-        select over the hot maps, not a copy of the stack slice (about 0.2 ms a step at 64
-        worlds, under ``vmap``, when the write-back ran on every step)."""
+        select over the hot maps, not a copy of the stack slice."""
         moved = jnp.asarray(moved)
         levels = self.floors.block.shape[0]
         target = jnp.where(moved, self.floor, levels)
@@ -134,7 +134,7 @@ class World(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Entities(_Replace):
+class Entities(Record):
     """One class of mob or projectile, ``S`` slots on each floor."""
 
     pos: jax.Array
@@ -161,7 +161,7 @@ class Entities(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Mobs(_Replace):
+class Mobs(Record):
     """All entity classes, in the order of ``MobClass``."""
 
     melee: Entities
@@ -173,7 +173,7 @@ class Mobs(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Players(_Replace):
+class Players(Record):
     """Per-player state; the leading axis of every field is the agent index ``P``."""
 
     pos: jax.Array
@@ -246,7 +246,7 @@ class Players(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Plants(_Replace):
+class Plants(Record):
     """Growing saplings (global slots; they only grow on the overworld)."""
 
     pos: jax.Array
@@ -259,7 +259,7 @@ class Plants(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Handovers(_Replace):
+class Handovers(Record):
     """The global pending-handover table (GAME.md §6.2-§6.3)."""
 
     pos: jax.Array
@@ -276,7 +276,7 @@ class Handovers(_Replace):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class State(_Replace):
+class State(Record):
     """Everything that evolves during an episode. Keys are arguments, never state."""
 
     world: World
@@ -306,3 +306,20 @@ def zeros_entities(levels: int, slots: int) -> Entities:
         hard=jnp.zeros((levels, slots), bool),
         required=jnp.zeros((levels, slots), jnp.int32),
     )
+
+
+__all__ = [
+    "LIGHT_SCALE",
+    "MAP_DTYPES",
+    "Entities",
+    "FloorMaps",
+    "Handovers",
+    "Mobs",
+    "Plants",
+    "Players",
+    "State",
+    "World",
+    "light_level",
+    "to_light",
+    "zeros_entities",
+]

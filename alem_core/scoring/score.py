@@ -46,9 +46,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Role
-from alem_core.metrics import cooperation_metrics
 from alem_core.params import StaticParams
-from alem_core.score_tables import (
+from alem_core.rules.tables import OVERWORLD_INITIAL_KILLS
+from alem_core.scoring.metrics import cooperation_metrics
+from alem_core.scoring.score_tables import (
     ACHIEVEMENT_NAMES,
     ATTRIBUTES,
     COORD_CATEGORIES,
@@ -64,7 +65,6 @@ from alem_core.score_tables import (
 )
 from alem_core.state import State
 from alem_core.systems.boss import boss_defeated
-from alem_core.tables import OVERWORLD_INITIAL_KILLS
 
 HEADLINE_KEYS = (
     "Team/achievement_pct",

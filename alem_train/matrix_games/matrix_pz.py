@@ -1,5 +1,5 @@
 """The T0 matrix games as a PettingZoo ``ParallelEnv``: conversion only, the rules live in
-``alem_train.drills.matrix_games``.
+``alem_train.matrix_games.games``.
 
 | | |
 |---|---|
@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from alem_train.drills import matrix_games as mg
+from alem_train.matrix_games import games as mg
 
 
 class MatrixGameParallelEnv(ParallelEnv):

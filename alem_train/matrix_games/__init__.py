@@ -1,6 +1,6 @@
-"""Small drills for checking the objectives: T0 one-shot matrix coordination games."""
+"""T0: one-shot matrix coordination games (climbing, penalty) for checking the objectives."""
 
-from alem_train.drills.matrix_games import (
+from alem_train.matrix_games.games import (
     GameState,
     MatrixGame,
     climbing_game,
@@ -13,7 +13,7 @@ from alem_train.drills.matrix_games import (
     step,
     validate_actions,
 )
-from alem_train.drills.matrix_pz import MatrixGameParallelEnv
+from alem_train.matrix_games.matrix_pz import MatrixGameParallelEnv
 
 __all__ = [
     "GameState",

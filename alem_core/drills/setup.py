@@ -5,7 +5,7 @@ Usage::
     static, params = alem_core.drills.drill_setup("t1_sync", players=3, sync_agents=2)
     obs, state = alem_core.reset(key, params, static)      # or BatchRunner / alem_pz
 
-The worlds and knobs are described in ``alem_core/worldgen/drills.py``. Every drill is a 12 x 12,
+The worlds and knobs are described in ``alem_core/drills/worlds.py``. Every drill is a 12 x 12,
 one-floor world without mobs, projectiles, plants or construction sites, stepped by the core's
 unchanged ``step``. Its reward is a pure sparse team reward: ``shared_reward`` on, only the
 drill's coordination achievements pay (``StaticParams.rewarded_achievements``), no health term.
@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from alem_core.drills.knobs import drill_knobs
+from alem_core.drills.worlds import DRILLS
 from alem_core.params import Params, StaticParams, make_params
-from alem_core.worldgen.drills import DRILLS, drill_knobs
 
 DRILL_SHAPES: dict[str, int | tuple[int, int]] = {
     "map_size": (12, 12),

@@ -11,9 +11,9 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.api import reset as core_reset
-from alem_core.difficulty import episode_params
-from alem_core.masking import action_mask
+from alem_core.observation.masking import action_mask
 from alem_core.params import Params, StaticParams
+from alem_core.rules.difficulty import episode_params
 from alem_core.state import State
 
 

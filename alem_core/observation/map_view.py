@@ -34,8 +34,8 @@ from jax import lax
 
 from alem_core.constants import NUM_BLOCKS, NUM_ITEMS, Block, Item, MobClass
 from alem_core.params import StaticParams
+from alem_core.rules.tables import TASK_BLOCK
 from alem_core.state import State, light_level
-from alem_core.tables import TASK_BLOCK
 
 VIEW_ROWS, VIEW_COLS = 9, 11
 VIEW_CENTRE = (4, 5)
@@ -222,7 +222,7 @@ def expand_cells(codes: CellCodes, static: StaticParams) -> jax.Array:
 
     One uniform expression over the channel axis, on codes already materialised: XLA:CPU runs
     it at memory speed, whereas a concatenation of per-part arrays (or cutting the window inside
-    the same loop) costs a branch or a gather per output value, 3-4x the time at N = 64.
+    the same loop) costs a branch or a gather per output value.
     """
     layout = cell_layout(static.player_count)
     shape = (*codes.block.shape, cell_channels(static.player_count))

@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import GIVE_BASE, Action, comm_base, num_give_slots
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import RECIPE_ACTION
 from alem_core.state import State
 from alem_core.systems.attributes import LEVEL_UPS, can_level_up
 from alem_core.systems.construction import build_mask
@@ -22,7 +23,6 @@ from alem_core.systems.floors import can_ascend, can_descend
 from alem_core.systems.launching import can_cast_spell, can_shoot_arrow
 from alem_core.systems.placement import placement_mask
 from alem_core.systems.trading import give_mask
-from alem_core.tables import RECIPE_ACTION
 
 ALWAYS = (
     Action.NOOP,

@@ -5,7 +5,7 @@ On the device, in one jitted function (e.g. inside ``lax.scan``)::
     batch, out = init(key, num_worlds, params, static)
     batch, out = step(batch, actions, params, static, chunk)   # actions (N, P) int
 
-``BatchRunner`` (``batch_runner.py``) calls the same ``step`` from Python, one jitted call per
+``BatchRunner`` (``runner.py``) calls the same ``step`` from Python, one jitted call per
 step, and hands the outputs to the Gymnasium vector env.
 
 Auto-reset: a per-slot reserve, refreshed between steps. Every world slot keeps, next to its
@@ -28,9 +28,9 @@ final observation, rewards, flags, episode statistics and score (``info["score"]
 final state). The next call resets that world: its actions are ignored, it returns the
 reserve's first observation with zero reward and ``info["reset"]`` True.
 
-The shape of ``step`` is set by what XLA:CPU does with big buffers (measured at N = 64):
+The shape of ``step`` follows from how XLA:CPU treats big buffers (figures in ``bench/records/``):
 * every world steps, the ones that ended too (unseen, their outputs zeroed): selecting between
-  whole states per world defeats XLA's in-place updates of the maps (2-3x the step);
+  whole states per world defeats XLA's in-place updates of the maps;
 * the rare work (swapping reserves in, regenerating reserves, scoring) runs under one
   ``lax.cond`` that is skipped on most calls; only states pass through it, never the
   observation, which costs a copy of its 116 KB per world when it crosses a ``cond``;
@@ -41,7 +41,7 @@ stale waits instead of replaying an old world (``info["waiting"]`` True, zero ob
 NOOP-only mask) until a ``refresh`` supplies its world.
 
 Sharding: ``BatchRunner`` splits the world axis of every leaf over a 1-D ``jax.sharding.Mesh``
-of the local devices; the jitted functions then run on all devices (see ``batch_runner.py``).
+of the local devices; the jitted functions then run on all devices (see ``runner.py``).
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from alem_core.api import step as core_step
-from alem_core.batch_reserve import (
+from alem_core.api import observe, transition
+from alem_core.batch.reserve import (
     Batch,
     blank_batch,
     episode_keys,
@@ -66,11 +66,8 @@ from alem_core.batch_reserve import (
     swap_pending,
 )
 from alem_core.constants import Action
-from alem_core.difficulty import episode_params
-from alem_core.masking import action_mask
-from alem_core.observation import observe
 from alem_core.params import Params, StaticParams
-from alem_core.score import score, score_keys
+from alem_core.scoring.score import score, score_keys
 from alem_core.state import State
 
 
@@ -91,21 +88,16 @@ class BatchOutput(NamedTuple):
     ``episode_length`` (N,) (non-zero where ``done``), ``stale_reserves`` () int32,
     ``reserve_needed`` () int32 (worlds that reset on the next call but whose reserve is
     stale), ``ended`` () int32 (worlds with ``done``) and, unless ``step(score=False)``,
-    ``score`` (N, P, K) float32: ``alem_core.score`` of the worlds with ``done`` (zero
-    elsewhere), key ``k`` of ``alem_core.score.score_keys(static)`` in column ``k``. One table,
-    not a dict of K ~ 460 arrays: a scan that carries the output would copy each of them on
-    every call. ``score_dict`` gives the named view."""
+    ``score`` (N, P, K) float32: ``alem_core.scoring.score`` of the worlds with ``done``
+    (zero elsewhere), key ``k`` of ``alem_core.scoring.score.score_keys(static)`` in column
+    ``k``. One table, not a dict of K ~ 460 arrays: a scan that carries the output would copy each
+    of them on every call. ``score_dict`` gives the named view."""
 
 
 def _observe(worlds: State, params: Params, static: StaticParams):
     """(obs (N, P, D), mask (N, P, A)) of every world, as the core step returns them."""
 
-    def one(state):
-        return observe(state, params, static), action_mask(
-            state, episode_params(params, state.alpha), static
-        )
-
-    return jax.vmap(one)(worlds)
+    return jax.vmap(lambda state: observe(state, params, static))(worlds)
 
 
 def _info(batch, mask, alive, reset, waiting, done, score) -> dict:
@@ -129,7 +121,7 @@ def _output(batch, flows, reset, params, static, score, may_wait: bool) -> Batch
     """The call's outputs from the states after any swap; waiting worlds see zeros and may
     only NOOP. Only a call without ``refresh`` can leave a world waiting (``upkeep`` swaps in
     every pending world otherwise), so only such a call pays for the zeroing, a full pass over
-    the observation (without it a scan-path call at N = 64 took 0.88-0.90 of the time)."""
+    the observation."""
     reward, term, trunc = flows
     waiting = batch.pending
     obs, mask = _observe(batch.worlds, params, static)
@@ -201,7 +193,7 @@ def scores(batch: Batch, static: StaticParams, chunk: int) -> dict[str, jax.Arra
 def _score_table_of_ended(worlds: State, done: jax.Array, static: StaticParams, chunk: int):
     """(N, P, K) every score key (``score_keys`` order) of the ``done`` worlds, zero elsewhere,
     computed only for those worlds, ``chunk`` at a time (scoring all N worlds because one ended
-    cost about as much as a whole step at N = 64). One stacked array rather than a dict of
+    costs about as much as a whole step). One stacked array rather than a dict of
     ~460 (N, P) arrays: each array passing through ``step``'s ``cond`` costs a copy per call."""
 
     def next_chunk(carry):
@@ -228,16 +220,17 @@ def advance(batch: Batch, actions: jax.Array, params: Params, static: StaticPara
     ended on an earlier call (``done`` or ``pending``) step too, unseen: their rewards and
     flags are zeroed, they become ``pending`` and ``swap_pending`` overwrites them.
 
-    Returns ``(batch, (reward, terminated, truncated))``; the observation is not computed here.
+    Returns ``(batch, (reward, terminated, truncated))``: the transition only; ``step``
+    observes every world once, after the worlds that reset are swapped in.
     """
 
     def one(slot_key, ep, t, state, acts):
         _, k_steps = episode_keys(slot_key, ep)
-        return core_step(jax.random.fold_in(k_steps, t), state, acts, params, static)
+        return transition(jax.random.fold_in(k_steps, t), state, acts, params, static)
 
     idle = batch.done | batch.pending
     moving = ~idle
-    _, worlds, reward, term, trunc, _ = jax.vmap(one)(
+    worlds, reward, term, trunc, _ = jax.vmap(one)(
         batch.slot_key, batch.episode, batch.length, batch.worlds, actions
     )
     reward = jnp.where(moving[:, None], reward, 0.0)
@@ -297,8 +290,7 @@ def step(
         refresh: regenerate stale reserves inside the call (static); False leaves that to
             ``refresh`` calls, and worlds without a fresh reserve wait.
         score: put ``info["score"]`` in the output (static). ``BatchRunner`` leaves it out and
-            scores on demand (``scores``): the ~30 zero arrays a standalone call returns on
-            every step cost about 1 ms at N = 64.
+            scores on demand (``scores``), so no call returns a zero table it never reads.
     """
     with jax.named_scope("advance"):  # scopes name the parts in profiles
         batch, flows = advance(batch, actions, params, static)

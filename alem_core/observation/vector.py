@@ -2,7 +2,7 @@
 
 Layout of agent i's vector, in order (P players, nc comm channels, C = P + 94):
 
-1. Map view, 9 * 11 * C values: the (9, 11, C) window of ``observation_parts.map_view`` flattened
+1. Map view, 9 * 11 * C values: the (9, 11, C) window of ``map_view.map_view`` flattened
    row-major, channels fastest: value (r, c, k) sits at index ``(r * 11 + c) * C + k``. View row 0
    is the northernmost row, column 0 the westernmost; the agent is at (4, 5).
 2. Teammate dashboard, P * (14 + nc): one row per player, self first, then the others in index
@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_REQUESTS, Inv, Role
-from alem_core.observation_parts import (
+from alem_core.observation.map_view import (
     VIEW_CENTRE,
     VIEW_COLS,
     VIEW_ROWS,
@@ -32,10 +32,10 @@ from alem_core.observation_parts import (
     view_order,
 )
 from alem_core.params import Params, StaticParams
-from alem_core.specialisation import roles
+from alem_core.rules.specialisation import roles
+from alem_core.rules.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_core.state import Players, State
 from alem_core.systems.boss import boss_vulnerable
-from alem_core.tables import MONSTERS_TO_CLEAR_FLOOR
 
 NUM_SECTORS = 8
 
@@ -191,7 +191,7 @@ def own_features(state: State, static: StaticParams) -> jax.Array:
     return jnp.concatenate(parts, axis=1)
 
 
-def observe(state: State, params: Params, static: StaticParams) -> jax.Array:
+def observation(state: State, params: Params, static: StaticParams) -> jax.Array:
     """(P, obs_size(static)) float32 symbolic observation of every agent (layout: module doc).
 
     Args:

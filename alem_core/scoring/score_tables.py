@@ -21,8 +21,8 @@ import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, ROLE_OF_INDEX, Achievement, Inv, Role
 from alem_core.params import StaticParams
+from alem_core.rules.tables import ACHIEVEMENT_IS_COORD, ACHIEVEMENT_WEIGHT, FLOOR_ENTER_ACHIEVEMENT
 from alem_core.systems.lifecycle import DEATH_CAUSES as CAUSE_OF_CODE
-from alem_core.tables import ACHIEVEMENT_IS_COORD, ACHIEVEMENT_WEIGHT, FLOOR_ENTER_ACHIEVEMENT
 
 A = Achievement
 

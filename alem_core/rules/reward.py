@@ -16,8 +16,8 @@ import numpy as np
 
 from alem_core.constants import Achievement
 from alem_core.params import Params, StaticParams
+from alem_core.rules.tables import ACHIEVEMENT_WEIGHT
 from alem_core.state import State
-from alem_core.tables import ACHIEVEMENT_WEIGHT
 
 HEALTH_REWARD_SCALE = 0.1
 

@@ -1,0 +1,21 @@
+"""N worlds stepped by one jitted call, with auto-reset from a per-slot reserve.
+
+* ``auto_reset.py``: the batched ``step`` and ``init`` (pure functions, scan-friendly).
+* ``reserve.py``: the reserve of next-episode worlds and the per-slot keys.
+* ``runner.py``: ``BatchRunner``, which drives the batch from Python (the Gymnasium vector env).
+"""
+
+from alem_core.batch.auto_reset import BatchOutput, init, init_from_keys, score_dict, scores, step
+from alem_core.batch.reserve import Batch
+from alem_core.batch.runner import BatchRunner
+
+__all__ = [
+    "Batch",
+    "BatchOutput",
+    "BatchRunner",
+    "init",
+    "init_from_keys",
+    "score_dict",
+    "scores",
+    "step",
+]

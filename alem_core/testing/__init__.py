@@ -1,0 +1,21 @@
+"""Helpers for tests, benchmarks and notebooks; nothing here is game logic.
+
+* ``hand_built.py``: states drawn in ASCII (``hand_built_state``, ``with_inventory``).
+* ``rollout.py``: masked random play in ``lax.scan`` (``random_rollout``).
+* ``api_check.py``: ``check_core_api``, the functional API's conformance check.
+"""
+
+from alem_core.testing.api_check import check_core_api
+from alem_core.testing.hand_built import LEGEND, ascii_blocks, hand_built_state, with_inventory
+from alem_core.testing.rollout import compiled, random_legal_actions, random_rollout
+
+__all__ = [
+    "LEGEND",
+    "ascii_blocks",
+    "check_core_api",
+    "compiled",
+    "hand_built_state",
+    "random_legal_actions",
+    "random_rollout",
+    "with_inventory",
+]

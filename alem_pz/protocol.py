@@ -1,0 +1,250 @@
+"""The published evaluation protocol as a library (TEXT_AND_EVAL.md §4.1, GAME.md §9).
+
+Protocol: 3 agents, soft specialisation on, individual reward (``shared_reward`` off), episode
+i played on world seed 9999 + i (``env.reset(seed=9999 + i)``), up to 10,000 steps, easy /
+medium / hard evaluated and reported separately. Each episode's metrics are the score keys
+(``alem_core.scoring.score``) from the agents' infos on its last step, averaged over agents; per
+difficulty the summary gives the mean and a 95% percentile-bootstrap interval over episodes
+of every key, with the headline keys (Team/achievement_pct, its normal and coordination
+variants, Base% / Coord.% / Total% as fractions) repeated under ``"headline"``.
+
+Policies: a callable ``policy(observation, action_mask) -> int`` called once per live agent
+per step (numpy in, int out), or, if it has ``batched = True``, ``policy(observations (P, D),
+masks (P, A)) -> (P,) ints`` once per step. An optional ``policy.reset(seed)`` is called with
+the world seed at each episode start. ``alem_pz.policies.load_policy`` builds one by name.
+
+The text harness (``alem_pz.text.harness``) and the trainers run their evaluations through this
+module; ``alem_pz.evaluate`` is its command line.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import numpy as np
+
+import alem_core
+from alem_core.scoring.score import HEADLINE_KEYS, score_keys
+from alem_pz.parallel import AlemParallelEnv
+
+BASE_SEED = 9999
+DIFFICULTIES = ("easy", "medium", "hard")
+PROTOCOL_PARAMS = {"shared_reward": False, "soft_specialization": True}
+Policy = Callable[..., Any]
+
+
+def make_env(
+    difficulty: str,
+    max_steps: int,
+    static: alem_core.StaticParams | None = None,
+    players: int = 3,
+    obs_type: str = "symbolic",
+) -> AlemParallelEnv:
+    """The protocol's env for one difficulty (``static`` overrides the shapes, for tests;
+    ``obs_type="text"`` for language agents: same params, same world seeds)."""
+    return AlemParallelEnv(
+        players=players,
+        difficulty=difficulty,
+        max_steps=max_steps,
+        params=PROTOCOL_PARAMS,
+        static=static,
+        obs_type=obs_type,
+    )
+
+
+def _actions(policy: Policy, env: AlemParallelEnv, obs: dict, infos: dict) -> dict[str, int]:
+    if getattr(policy, "batched", False):
+        agents = env.agents
+        args = [
+            np.stack([obs[a] for a in agents]),
+            np.stack([infos[a]["action_mask"] for a in agents]),
+        ]
+        if getattr(policy, "wants_infos", False):  # text teams read infos["text"]
+            args.append([infos[a] for a in agents])
+        chosen = policy(*args)
+        return {a: int(x) for a, x in zip(agents, np.asarray(chosen).reshape(-1), strict=True)}
+    return {a: int(policy(obs[a], infos[a]["action_mask"])) for a in env.agents}
+
+
+def run_episode(
+    env: AlemParallelEnv,
+    policy: Policy,
+    seed: int,
+    on_step: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Play one episode on world ``seed`` until every agent has left.
+
+    Returns:
+        ``{"seed", "steps", "terminated", "returns" (per agent), "metrics"}``, where
+        ``metrics`` maps every score key to its value averaged over agents (from the infos of
+        the last step).
+    """
+    if hasattr(policy, "reset"):
+        policy.reset(seed)
+    obs, infos = env.reset(seed=seed)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    steps, terminated = 0, False
+    while env.agents:
+        obs, rewards, terms, _, infos = env.step(_actions(policy, env, obs, infos))
+        for agent, r in rewards.items():
+            returns[agent] += r
+        steps += 1
+        terminated = any(terms.values())
+        if on_step is not None:
+            on_step(steps)
+    keys = score_keys(env.static)
+    metrics = {k: float(np.mean([infos[a][k] for a in env.possible_agents])) for k in keys}
+    return {
+        "seed": seed,
+        "steps": steps,
+        "terminated": terminated,
+        "returns": [returns[a] for a in env.possible_agents],
+        "metrics": metrics,
+    }
+
+
+def bootstrap(
+    values: np.ndarray, resamples: int = 10000, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and 95% percentile-bootstrap interval of each column of ``values`` (n, K).
+
+    Resamples episodes with replacement (``resamples`` draws from ``np.random.default_rng(seed)``)
+    and takes the 2.5 and 97.5 percentiles of the resampled means.
+    """
+    values = np.asarray(values, np.float64)
+    n = values.shape[0]
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+    means = counts @ values / n
+    low, high = np.percentile(means, [2.5, 97.5], axis=0)
+    return values.mean(axis=0), low, high
+
+
+def summarise(
+    episodes: Sequence[dict[str, Any]], resamples: int = 10000, seed: int = 0
+) -> dict[str, Any]:
+    """One difficulty's summary: every key's mean and interval, the headline keys, lengths."""
+    keys = list(episodes[0]["metrics"])
+    table = np.array([[ep["metrics"][k] for k in keys] for ep in episodes])
+    mean, low, high = bootstrap(table, resamples, seed)
+    metrics = {
+        k: {"mean": float(m), "ci_low": float(lo), "ci_high": float(hi)}
+        for k, m, lo, hi in zip(keys, mean, low, high, strict=True)
+    }
+    return {
+        "episodes": len(episodes),
+        "mean_episode_length": float(np.mean([ep["steps"] for ep in episodes])),
+        "mean_episode_return": float(np.mean([np.mean(ep["returns"]) for ep in episodes])),
+        "success_rate": float(np.mean([ep["terminated"] for ep in episodes])),
+        "headline": {k: metrics[k] for k in HEADLINE_KEYS},
+        "metrics": metrics,
+        "per_episode": list(episodes),
+    }
+
+
+class Progress:
+    """A one-line text progress bar on a stream (stderr by default); silent when disabled."""
+
+    def __init__(self, total_steps: int, stream: TextIO | None = None, enabled: bool = True):
+        self.total, self.done, self.stream = total_steps, 0, stream or sys.stderr
+        self.enabled, self.label, self.start = enabled, "", time.perf_counter()
+
+    def advance(self, steps: int = 1) -> None:
+        """Count ``steps`` more steps, redrawing every 100."""
+        before, self.done = self.done, self.done + steps
+        if self.done // 100 != before // 100:
+            self.draw()
+
+    def draw(self, end: str = "") -> None:
+        """Redraw the bar (``end="\\n"`` to finish the line)."""
+        if not self.enabled:
+            return
+        frac = min(self.done / max(self.total, 1), 1.0)
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        rate = self.done / max(time.perf_counter() - self.start, 1e-9)
+        line = f"\r{self.label:<24} [{bar}] {100 * frac:5.1f}% {rate:7.0f} steps/s"
+        self.stream.write(line + end)
+        self.stream.flush()
+
+
+def evaluate(
+    policy: Policy,
+    episodes: int = 20,
+    max_steps: int = 10000,
+    difficulties: Sequence[str] = DIFFICULTIES,
+    static: alem_core.StaticParams | None = None,
+    players: int = 3,
+    resamples: int = 10000,
+    ci_seed: int = 0,
+    progress: bool = True,
+    policy_name: str = "custom",
+    obs_type: str = "symbolic",
+) -> dict[str, Any]:
+    """Run the protocol for ``policy`` and return the JSON-ready summary.
+
+    Args:
+        policy: see the module docstring.
+        episodes: episodes per difficulty; episode i uses world seed 9999 + i.
+        max_steps: step cap per episode (the env's truncation horizon).
+        difficulties: evaluated and reported separately, in this order.
+        static: other world shapes (tests); default the full 48 x 48, 9-floor world.
+        players: team size (the protocol's is 3; must match ``static``).
+        resamples / ci_seed: bootstrap draws and their fixed RNG seed.
+        progress: draw a progress bar on stderr.
+        policy_name: recorded in the summary.
+        obs_type: the observations the policy reads ("text" for text agents).
+
+    Returns:
+        ``{"protocol": {...}, "results": {difficulty: summarise(...)}}``.
+
+    Raises:
+        ValueError: no difficulty, or fewer than one episode or step.
+    """
+    if not difficulties or episodes < 1 or max_steps < 1:
+        raise ValueError(
+            f"need at least one difficulty, episode and step, got difficulties={difficulties!r}, "
+            f"episodes={episodes!r}, max_steps={max_steps!r}"
+        )
+    bar = Progress(episodes * max_steps * len(difficulties), enabled=progress)
+    results = {}
+    for difficulty in difficulties:
+        env = make_env(difficulty, max_steps, static, players, obs_type)
+        played = []
+        for i in range(episodes):
+            bar.label = f"{difficulty} episode {i + 1}/{episodes}"
+            record = run_episode(env, policy, BASE_SEED + i, on_step=lambda _: bar.advance())
+            bar.advance(max_steps - record["steps"])  # an early end skips the rest of its steps
+            played.append(record)
+        env.close()
+        results[difficulty] = summarise(played, resamples, ci_seed)
+    bar.draw("\n")
+    protocol = protocol_settings(
+        policy_name, players, episodes, max_steps, difficulties, env.static
+    )
+    protocol["bootstrap"] = {"resamples": resamples, "seed": ci_seed, "interval": 0.95}
+    return {"protocol": protocol, "results": results}
+
+
+def protocol_settings(
+    policy_name: str,
+    players: int,
+    episodes: int,
+    max_steps: int,
+    difficulties: Sequence[str],
+    shapes: alem_core.StaticParams,
+) -> dict[str, Any]:
+    """The settings an evaluation ran with, for its JSON summary."""
+    return {
+        "policy": policy_name,
+        "players": players,
+        "shared_reward": PROTOCOL_PARAMS["shared_reward"],
+        "soft_specialization": PROTOCOL_PARAMS["soft_specialization"],
+        "seeds": [BASE_SEED + i for i in range(episodes)],
+        "max_steps": max_steps,
+        "difficulties": list(difficulties),
+        "map_size": list(shapes.map_size),
+        "num_levels": shapes.num_levels,
+    }

@@ -1,0 +1,144 @@
+"""The tree keeps its architecture: no import cycles, nothing imported upward (core <- adapters
+<- trainers), at most 12 modules at ``alem_core/``'s root, and the README's layout map names
+every package and root module of ``alem_core``. Imports inside functions and under
+``TYPE_CHECKING`` count: a reader meets them all the same."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = {"alem_core": 0, "alem_pz": 1, "alem_train": 2}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in LAYERS:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _imported(name: str, node: ast.AST, is_package: bool) -> list[str]:
+    """Dotted names an import statement in module ``name`` may refer to."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        here = here[: len(here) - node.level + 1]
+        base = ".".join([*here, base] if base else here)
+    return [base] + [f"{base}.{alias.name}" for alias in node.names]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the project modules it imports (the longest known prefix of each name)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            for target in _imported(name, node, path.name == "__init__.py"):
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                # A module importing its own package's __init__ is how Python loads it.
+                if target and target != name and not name.startswith(target + "."):
+                    graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            child = next(edges, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    assert cycles(import_graph()) == []
+
+
+def test_no_upward_imports():
+    upward = [
+        f"{source} -> {target}"
+        for source, targets in import_graph().items()
+        for target in targets
+        if LAYERS[target.split(".")[0]] > LAYERS[source.split(".")[0]]
+    ]
+    assert upward == []
+
+
+def test_core_root_stays_small():
+    root_modules = [p.name for p in (ROOT / "alem_core").glob("*.py") if p.name != "__init__.py"]
+    assert len(root_modules) <= 12, sorted(root_modules)
+
+
+def test_readme_layout_map_names_the_core_tree():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```", 2)[1]
+    core = block.split("alem_core/\n", 1)[1].split("\nalem_pz/", 1)[0]
+    mapped = set(re.findall(r"\b([a-z_]+(?:\.py|/))", core))
+    entries = {
+        p.name + ("/" if p.is_dir() else "")
+        for p in (ROOT / "alem_core").iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").exists()
+    }
+    assert entries - mapped == set(), "in the tree but not in the README's map"
+    assert mapped - entries == set(), "in the README's map but not in the tree"
+
+
+@pytest.mark.parametrize("package", ["bench"])
+def test_bench_scripts_do_not_edit_sys_path(package):
+    offenders = [
+        p.name for p in (ROOT / package).glob("*.py") if "sys.path.insert" in p.read_text()
+    ]
+    assert offenders == []
