@@ -66,7 +66,7 @@ import alem_core
 from alem_core.observation.map_view import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
 from alem_core.scoring.metrics import COOPERATION_METRICS
-from alem_pz import rendering, scoring, warmup
+from alem_pz import rendering, scoring
 from alem_pz.actions import action_array
 from alem_pz.compiled import compiled_core
 
@@ -253,7 +253,6 @@ class AlemParallelEnv(ParallelEnv):
         if self._params_buffers is None:
             self._params_buffers = core.pack_params(self.params)
         self._key, self._state, packed = core.reset(self._key, self._params_buffers)
-        warmup.warm_score(self.static, self._state)  # not on the first episode-end step
         self.agents = self.possible_agents[:]
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
         if self.obs_type == "text":

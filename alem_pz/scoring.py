@@ -13,11 +13,10 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 import alem_core
-from alem_core.scoring.score import score, score_keys
+from alem_core.scoring.score import score_keys, score_table
 from alem_pz.compiled import compiled_core
 
 
@@ -25,11 +24,9 @@ from alem_pz.compiled import compiled_core
 def compiled_score(static: alem_core.StaticParams) -> Callable:
     """Jitted ``state buffers -> (K, P) float32``, rows in ``score_keys(static)`` order."""
     unpack = compiled_core(static).unpack_state
-    keys = score_keys(static)
 
     def run(state_buffers):
-        values = score(unpack(state_buffers), static, True)
-        return jnp.stack([values[k] for k in keys])
+        return score_table(unpack(state_buffers), static, True).T
 
     return jax.jit(run)
 

@@ -67,7 +67,7 @@ from alem_core.batch.reserve import (
 )
 from alem_core.constants import Action
 from alem_core.params import Params, StaticParams
-from alem_core.scoring.score import score, score_keys
+from alem_core.scoring.score import score_keys, score_table
 from alem_core.state import State
 
 
@@ -173,11 +173,6 @@ def init(
     return init_from_keys(slot_keys(key, num_worlds), params, static)
 
 
-def _scores(worlds: State, done: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
-    """Every world's score keys, each (N, P), zero where not ``done``."""
-    return jax.vmap(lambda s, d: score(s, static, d))(worlds, done)
-
-
 def score_dict(table: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
     """{key: (N, P)} named columns of a (N, P, K) score table (``info["score"]``)."""
     return {key: table[..., k] for k, key in enumerate(score_keys(static))}
@@ -200,8 +195,9 @@ def _score_table_of_ended(worlds: State, done: jax.Array, static: StaticParams, 
         table, left = carry
         slots = jnp.argsort(~left, stable=True)[:chunk]
         take = left[slots]
-        rows = _scores(jax.tree.map(lambda leaf: leaf[slots], worlds), take, static)
-        table = table.at[slots].add(jnp.stack([rows[k] for k in score_keys(static)], axis=-1))
+        ended = jax.tree.map(lambda leaf: leaf[slots], worlds)
+        rows = jax.vmap(lambda s, d: score_table(s, static, d))(ended, take)
+        table = table.at[slots].add(rows)
         return table, left.at[slots].set(False)
 
     table, _ = jax.lax.while_loop(

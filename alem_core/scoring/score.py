@@ -106,29 +106,34 @@ def _groups(static: StaticParams) -> list[tuple[str, str, str, np.ndarray]]:
 
 
 def achievement_fractions(has: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
-    """Counts and plain / reward-weighted fractions of one unlock vector.
+    """Counts and plain / reward-weighted fractions of unlock vectors, every group at once.
 
     Args:
-        has: (93,) bool, what one agent (or the team) unlocked.
+        has: (..., 93) bool, what each agent (or the team) unlocked.
         static: decides eligibility (``score_tables.eligible``).
 
     Returns:
         Unprefixed keys (``achievement_pct``, ``total_achievements``, ``reward_pct_of_max``, ...)
-        to () float32. A group with no eligible member (coordination with P = 1) reads 0.
+        to (...) float32. A group with no eligible member (coordination with P = 1) reads 0.
     """
+    groups = _groups(static)
+    masks = np.stack([mask for *_, mask in groups], axis=1).astype(np.float32)  # (93, G)
+    weights = WEIGHT[:, None] * masks
     has = has.astype(jnp.float32)
+    counts = has @ jnp.asarray(masks)
+    weighted = has @ jnp.asarray(weights, jnp.float32)
+    sizes = np.maximum(masks.sum(axis=0), 1.0)
+    totals = np.maximum(weights.sum(axis=0), 1.0)
     out = {}
-    for pct, count, weighted, mask in _groups(static):
-        n = has @ jnp.asarray(mask, jnp.float32)
-        w = has @ jnp.asarray(WEIGHT * mask, jnp.float32)
-        out[count] = n
-        out[pct] = n / max(int(mask.sum()), 1)
-        out[weighted] = w / max(float((WEIGHT * mask).sum()), 1.0)
+    for g, (pct, count, reward, _) in enumerate(groups):
+        out[count] = counts[..., g]
+        out[pct] = counts[..., g] / float(sizes[g])
+        out[reward] = weighted[..., g] / float(totals[g])
     return out
 
 
-def role_metrics(unlocked: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
-    """Role-aligned vs cross-role counts per agent and ``Team/specialization_ratio``.
+def role_metrics(unlocked: jax.Array, static: StaticParams) -> tuple[dict, dict]:
+    """Role-aligned vs cross-role counts: ``(team scalars, per-agent (P,) arrays)``.
 
     Reads ``unlocked`` (P, 93) bool; agent i's role is ``ROLE_OF_INDEX[i % 3]``.
     """
@@ -136,61 +141,48 @@ def role_metrics(unlocked: jax.Array, static: StaticParams) -> dict[str, jax.Arr
     has = unlocked.astype(jnp.float32)
     aligned = (has * jnp.asarray(own, jnp.float32)).sum(axis=1)
     crossed = (has * jnp.asarray(cross, jnp.float32)).sum(axis=1)
-    ok = jnp.asarray(eligible(static), jnp.float32)
-    out = {}
-    for k in range(static.player_count):
-        out[f"Agent{k}/role_aligned_achievements"] = aligned[k]
-        out[f"Agent{k}/cross_role_achievements"] = crossed[k]
-        for role in Role:
-            count = has[k] @ (jnp.asarray(ROLE_ALIGNED[role], jnp.float32) * ok)
-            out[f"Agent{k}/{role.name.lower()}_aligned_achievements"] = count
+    ok = eligible(static)
+    by_role = np.stack([ROLE_ALIGNED[role] * ok for role in Role], axis=1).astype(np.float32)
+    counts = has @ jnp.asarray(by_role)  # (P, roles)
+    agent = {"role_aligned_achievements": aligned, "cross_role_achievements": crossed}
+    for r, role in enumerate(Role):
+        agent[f"{role.name.lower()}_aligned_achievements"] = counts[:, r]
     total = aligned.sum() + crossed.sum()
-    out["Team/role_aligned_achievements"] = aligned.sum()
-    out["Team/cross_role_achievements"] = crossed.sum()
-    out["Team/specialization_ratio"] = jnp.where(total > 0, aligned.sum() / total, 0.0)
-    return out
+    team = {
+        "Team/role_aligned_achievements": aligned.sum(),
+        "Team/cross_role_achievements": crossed.sum(),
+        "Team/specialization_ratio": jnp.where(total > 0, aligned.sum() / total, 0.0),
+    }
+    return team, agent
 
 
-def achievement_metrics(state: State, static: StaticParams) -> dict[str, jax.Array]:
-    """Team and per-agent achievement keys (``Team/*``, ``AgentK/*``, ``Achievements/*``)."""
-    unlocked = state.players.achievements
-    out = {f"Team/{k}": v for k, v in achievement_fractions(unlocked.any(axis=0), static).items()}
-    for k in range(static.player_count):
-        fractions = achievement_fractions(unlocked[k], static)
-        out.update({f"Agent{k}/{name}": v for name, v in fractions.items()})
-    out.update(role_metrics(unlocked, static))
-    # Per agent (P,), not broadcast: the flattened value is the per-agent unlock rate.
-    out.update(
-        {
-            f"Achievements/{name}": 100.0 * unlocked[:, i].astype(jnp.float32)
-            for i, name in enumerate(ACHIEVEMENT_NAMES)
-        }
-    )
-    return out
-
-
-def agent_metrics(state: State, static: StaticParams) -> dict[str, jax.Array]:
-    """End-of-episode attributes, inventory, deaths and counters per agent (``AgentK/*``),
-    and ``Team/mean_<attribute>``."""
+def agent_columns(state: State, static: StaticParams) -> dict[str, jax.Array]:
+    """Every per-agent value as a (P,) array, unprefixed (``AgentK/<name>`` in the score):
+    achievement fractions, role counts, attributes, inventory, death, kills, cooperation."""
     pl, stats = state.players, state.stats
-    coop = cooperation_metrics(state)
-    out = {}
+    out = achievement_fractions(pl.achievements, static)
+    out.update(role_metrics(pl.achievements, static)[1])
+    out.update({name: getattr(pl, name) for name in ATTRIBUTES})
+    out.update({f"inventory_{item}": pl.inventory[:, c] for c, item in enumerate(INVENTORY)})
+    out.update(alive=pl.alive, death_cause=pl.death_cause, level_at_death=pl.death_floor)
+    for code, cause in enumerate(DEATH_CAUSES, start=1):
+        out[f"died_from_{cause}"] = pl.death_cause == code
+    out.update(monsters_killed=stats.monsters_killed, damage_taken=stats.damage_taken)
+    out.update(cooperation_metrics(state))
+    return out
+
+
+def team_columns(state: State, static: StaticParams) -> dict[str, jax.Array]:
+    """Every team value as a scalar, by its full key."""
+    unlocked = state.players.achievements
+    fractions = achievement_fractions(unlocked.any(axis=0), static)
+    out = {f"Team/{k}": v for k, v in fractions.items()}
+    out.update(role_metrics(unlocked, static)[0])
     for name in ATTRIBUTES:
-        value = getattr(pl, name).astype(jnp.float32)
-        out[f"Team/mean_{name}"] = value.mean()
-        out.update({f"Agent{k}/{name}": value[k] for k in range(static.player_count)})
-    for k in range(static.player_count):
-        agent = f"Agent{k}/"
-        for column, item in enumerate(INVENTORY):
-            out[f"{agent}inventory_{item}"] = pl.inventory[k, column]
-        out[f"{agent}alive"] = pl.alive[k]
-        out[f"{agent}death_cause"] = pl.death_cause[k]
-        out[f"{agent}level_at_death"] = pl.death_floor[k]
-        for code, cause in enumerate(DEATH_CAUSES, start=1):
-            out[f"{agent}died_from_{cause}"] = pl.death_cause[k] == code
-        out[f"{agent}monsters_killed"] = stats.monsters_killed[k]
-        out[f"{agent}damage_taken"] = stats.damage_taken[k]
-        out.update({f"{agent}{name}": value[k] for name, value in coop.items()})
+        out[f"Team/mean_{name}"] = getattr(state.players, name).astype(jnp.float32).mean()
+    out.update(cooperation_summary(state))
+    out.update(progression_and_deaths(state, static))
+    out.update(coordination_metrics(state, static))
     return out
 
 
@@ -349,40 +341,64 @@ def _per_class_counts(c) -> dict[str, jax.Array]:
     return out
 
 
-def score(
-    state: State, static: StaticParams, done: jax.Array | bool = True
-) -> dict[str, jax.Array]:
-    """Every score key (module docstring) as a (P,) float32 array, times ``done``.
+def _columns(state: State, static: StaticParams) -> tuple[jax.Array, tuple[str, ...]]:
+    """(P, K) float32 values and their names, in construction order: team scalars broadcast to
+    every agent, then ``AgentK/*`` (agent K's value, broadcast), then ``Achievements/*`` (each
+    agent its own)."""
+    p = static.player_count
+    team = team_columns(state, static)
+    agent = agent_columns(state, static)
+    team_row = jnp.stack([jnp.asarray(v, jnp.float32) for v in team.values()])
+    per_agent = jnp.stack([jnp.asarray(v, jnp.float32) for v in agent.values()], axis=1)
+    unlocked = 100.0 * state.players.achievements.astype(jnp.float32)
+    values = jnp.concatenate(
+        [
+            jnp.broadcast_to(team_row, (p, team_row.size)),
+            jnp.broadcast_to(per_agent.reshape(1, -1), (p, per_agent.size)),
+            unlocked,
+        ],
+        axis=1,
+    )
+    names = (
+        *team,
+        *(f"Agent{k}/{name}" for k in range(p) for name in agent),
+        *(f"Achievements/{name}" for name in ACHIEVEMENT_NAMES),
+    )
+    return values, names
+
+
+def score_table(state: State, static: StaticParams, done: jax.Array | bool = True) -> jax.Array:
+    """Every score key (module docstring) of every agent as one (P, K) float32 table, times
+    ``done``; column k is ``score_keys(static)[k]``. Pure jnp, one dense table: no Python loop
+    over keys reaches the compiled program, so it compiles in about the time of a few ops.
 
     Args:
         state: the final state of an episode (any state works; metrics are "so far").
         static: shapes; the key set depends on it only (static under ``jit``).
         done: scalar; 0 / False zeroes every value (metrics count at the terminal step only).
-
-    Returns:
-        Key -> (P,) float32. Pure jnp: jit- and vmap-able.
     """
-    parts = {}
-    parts.update(achievement_metrics(state, static))
-    parts.update(agent_metrics(state, static))
-    parts.update(cooperation_summary(state))
-    parts.update(progression_and_deaths(state, static))
-    parts.update(coordination_metrics(state, static))
-    scale = jnp.asarray(done, jnp.float32)
-    shape = (static.player_count,)
-    return {
-        k: jnp.broadcast_to(jnp.asarray(v, jnp.float32), shape) * scale for k, v in parts.items()
-    }
+    values, names = _columns(state, static)
+    order = np.argsort(np.array(names), kind="stable")
+    return values[:, order] * jnp.asarray(done, jnp.float32)
+
+
+def score(
+    state: State, static: StaticParams, done: jax.Array | bool = True
+) -> dict[str, jax.Array]:
+    """``score_table`` as a dict: key -> (P,) float32 (column views of the one table)."""
+    table = score_table(state, static, done)
+    return {key: table[:, k] for k, key in enumerate(score_keys(static))}
 
 
 @functools.cache
 def score_keys(static: StaticParams) -> tuple[str, ...]:
-    """The keys ``score`` returns for ``static``, sorted (the order of a dict that went through
-    ``jax.jit``). Traces shapes only; nothing is computed."""
+    """The column names of ``score_table`` for ``static``, sorted. Traces shapes only."""
     # Imported here: api imports the pipeline, which must not depend on the score.
     from alem_core.api import reset
     from alem_core.params import make_params
 
     params = make_params("medium").as_arrays()
     state = jax.eval_shape(lambda k: reset(k, params, static)[1], jax.random.key(0))
-    return tuple(sorted(jax.eval_shape(lambda s: score(s, static), state)))
+    names: list[tuple[str, ...]] = []
+    jax.eval_shape(lambda s: names.append(_columns(s, static)[1]), state)
+    return tuple(sorted(names[0]))
