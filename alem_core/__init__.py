@@ -21,6 +21,9 @@ consumes (alive, not asleep, not resting).
 pytree of scalars; ``actions`` is an int array of shape (P,). Per-agent arrays come out.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
 from alem_core import drills
 from alem_core.api import observe, reset, seed_key, step, transition
 from alem_core.batch.auto_reset import Batch, BatchOutput
@@ -35,6 +38,11 @@ from alem_core.state import State
 # On by default (switch off with ALEM_COMPILATION_CACHE=0): see compilation_cache.py.
 enable_default_cache()
 
+try:  # One version for the three packages: the installed distribution's (pyproject.toml).
+    __version__ = _distribution_version("alem-pz")
+except PackageNotFoundError:  # a source tree used without installing it
+    __version__ = "0+unknown"
+
 __all__ = [
     "Achievement",
     "Action",
@@ -48,6 +56,7 @@ __all__ = [
     "Role",
     "State",
     "StaticParams",
+    "__version__",
     "acting",
     "action_mask",
     "drills",

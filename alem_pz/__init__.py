@@ -13,6 +13,7 @@ vectorization_mode="vector_entry_point")``: a batched ``VectorEnv`` (``alem_pz.v
 ``alem_pz.drill_env("t1_sync", players=3)`` is a coordination drill (``alem_core.drills``).
 """
 
+from alem_core import __version__
 from alem_pz import alem_coop_v0
 from alem_pz.alem_coop_v0 import env, parallel_env, raw_env
 from alem_pz.drills import drill_env
@@ -27,6 +28,7 @@ __all__ = [
     "ENV_IDS",
     "AlemParallelEnv",
     "AlemVectorEnv",
+    "__version__",
     "alem_coop_v0",
     "drill_env",
     "env",
