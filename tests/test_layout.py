@@ -1,7 +1,7 @@
 """The tree keeps its architecture: no import cycles, nothing imported upward (core <- adapters
-<- trainers), at most 12 modules at ``alem_core/``'s root, and the README's layout map names
-every package and root module of ``alem_core``. Imports inside functions and under
-``TYPE_CHECKING`` count: a reader meets them all the same."""
+<- trainers), at most 12 modules at ``alem_core/``'s root, and the layout map in
+``docs/development.md`` names every package and root module of ``alem_core``. Imports inside
+functions and under ``TYPE_CHECKING`` count: a reader meets them all the same."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_core_root_stays_small():
 
 
 def test_readme_layout_map_names_the_core_tree():
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "development.md").read_text()
     section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
     block = section.split("```", 2)[1]
     core = block.split("alem_core/\n", 1)[1].split("\nalem_pz/", 1)[0]
