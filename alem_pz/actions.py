@@ -76,4 +76,29 @@ def check_action(agent: str, value: Any, num_actions: int) -> int:
     return integer
 
 
-__all__ = ["action_array", "as_int", "check_action"]
+def action_name(action: int) -> str:
+    """The ``Action`` name of an id, or ``"action <id>"`` for ids past the enum (give, comm)."""
+    try:
+        return Action(int(action)).name
+    except ValueError:
+        return f"action {int(action)}"
+
+
+def check_legal(
+    chosen: np.ndarray, masks: np.ndarray, agents: Sequence[str], possible_agents: Sequence[str]
+) -> None:
+    """Strict mode: raise ValueError for the first agent in ``agents`` whose action its mask
+    (``masks`` (P, A), from the last observation) marks illegal, naming agent and action."""
+    for agent in agents:
+        i = possible_agents.index(agent)
+        action = int(chosen[i])
+        if not masks[i, action]:
+            legal = np.flatnonzero(masks[i]).tolist()
+            raise ValueError(
+                f"illegal action {action} ({action_name(action)}) for agent {agent!r}: its "
+                f"action mask allows only {legal} now (strict_actions=True; without it the "
+                "rules would leave the world as NOOP does)"
+            )
+
+
+__all__ = ["action_array", "action_name", "as_int", "check_action", "check_legal"]

@@ -6,7 +6,8 @@
 | AEC | `alem_pz.make(parallel=False)`, i.e. `parallel_to_aec(parallel env)` |
 | Agents | `agents = ["agent_0", ..., "agent_{P-1}"]`, P = `players` (default 3) |
 | Actions | `Discrete(A)`, A = 55 + max(0, P - 2) + `comm_channels` (56 for P = 3) |
-| Action mask | `infos[agent]["action_mask"]`, `np.int8` (A,); see `mask_in_obs` |
+| Action mask | `infos[agent]["action_mask"]`, `np.int8` (A,), always (and in obs: `mask_in_obs`) |
+| Illegal actions | masked-out ids act as NOOP would (below); `strict_actions=True` raises |
 | Observation shape | `(D,)`, D = 99·(P + 94) + P·(22 + nc) + 49 (9718 for P = 3, nc = 0) |
 | Pixel observations | `obs_type="pixels"`: `(H, W, 3)` float32 in [0, 1], 150 x 110 x 3 for P = 3 |
 | Text observations | `obs_type="text"`: `spaces.Text` strings; parts in `infos[agent]["text"]` |
@@ -16,14 +17,26 @@
 | Termination | every agent, when the whole team is dead or the game is won |
 | Truncation | every agent, once `max_steps` steps have been taken |
 | Dead agents | stay in `agents` (a teammate can revive them) with only NOOP (0) legal |
-| Metrics | `infos[agent]["cooperation"]`: running trade, request, revive, FF, comm counts |
-| Score | on the last step, every info also holds the GAME.md §9 keys as floats (`scoring.py`) |
+| Infos | the same flat keys every step: `action_mask`, `alive`, `cooperation/*`, `score` |
+| Score | `infos[agent]["score"]` (K,) float32, 0 until the last step; `env.score_keys` names it |
 
 Observations are the core's symbolic vector (GAME.md §8.1); the Box bounds contain every value.
 Most entries lie in [0, 1]; raw counts reach 99 (books), so ``high`` is 100. The only negative
 entry is the handover channel, -W / 20 for a handover window of W steps, so ``low`` is
 -max(1, max(handover_window_min, handover_window_max) / 20): -1 for "none", "medium" and
 "hard", -1.2 at α = 0 (windows up to 24 steps). The state space has the same bounds.
+
+Infos (``alem_pz.infos``): every ``infos[agent]`` has the same keys with fixed shapes from
+``reset`` on, so wrappers that build specs from the first infos work unchanged. The episode
+score is ``infos[agent]["score"]``, zeros until the episode's last step; ``env.episode_score()``
+gives ``{agent: {key: float}}`` (the score so far, before the end).
+
+Illegal actions: an in-range action that the mask marks illegal is passed to the rules, whose
+condition for it is then unmet, so the world changes as under NOOP, except that the rules count
+the attempt: a give in ``give_attempts`` (so in ``give_success_rate``), an unfunded build in
+the coordination counter ``build_unfunded``. ``strict_actions=True`` raises a ``ValueError``
+naming the agent and the action instead, before anything changes. Ids outside ``[0, A)``
+always raise. The same holds on every face (``make_vec``, ``alem_pz.sb3``, the team env).
 
 Keyword arguments, the same for ``AlemParallelEnv``, ``alem_pz.make``, ``pettingzoo.make`` and
 the ``alem_pz.alem_coop_v0`` functions:
@@ -36,7 +49,8 @@ the ``alem_pz.alem_coop_v0`` functions:
 | `max_steps` | 10000 | truncation horizon (`Params.max_timesteps`); alias `max_cycles` |
 | `obs_type` | "symbolic" | "pixels" (GAME.md §8.2) or "text" (TEXT_AND_EVAL.md §1) |
 | `text_config` | None | an `alem_pz.text.observation.TextConfig` (text mode only) |
-| `mask_in_obs` | False | observations become `{"observation", "action_mask"}` dicts |
+| `mask_in_obs` | False | obs become `{"observation", "action_mask"}` dicts (infos keep the mask) |
+| `strict_actions` | False | a masked-out action raises `ValueError` naming agent and action |
 | `params` | None | dict of `alem_core.Params` overrides (use `max_steps`, not `max_timesteps`) |
 | `render_mode` | None | "rgb_array" (team frame, uint8) or "human" (a pygame window) |
 | `static` | None | an `alem_core.StaticParams` for other shapes (see below) |
@@ -65,12 +79,11 @@ from pettingzoo import ParallelEnv
 import alem_core
 from alem_core.observation.map_view import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
-from alem_core.scoring.metrics import COOPERATION_METRICS
 from alem_pz import rendering, scoring
-from alem_pz.actions import action_array
+from alem_pz.actions import action_array, check_legal
 from alem_pz.compiled import compiled_core
+from alem_pz.infos import agent_infos
 
-_FLOAT_METRICS = {"give_success_rate", "friendly_fire_damage"}
 OBS_HIGH = 100.0
 """Upper bound of every observation entry (raw counts are capped at 99)."""
 OBS_TYPES = ("symbolic", "pixels", "text")
@@ -81,14 +94,6 @@ def obs_low(params: alem_core.Params) -> float:
     """Lower bound of every observation entry: the handover channel, -W / 20 at the longest W."""
     longest = max(float(params.handover_window_min), float(params.handover_window_max))
     return -max(1.0, longest / HANDOVER_WINDOW_SCALE)
-
-
-def _plain_metrics(row: np.ndarray) -> dict[str, float | int]:
-    """One agent's cooperation metrics as plain numbers (ints for counts)."""
-    return {
-        name: float(v) if name in _FLOAT_METRICS else round(float(v))
-        for name, v in zip(COOPERATION_METRICS, row, strict=True)
-    }
 
 
 class AlemParallelEnv(ParallelEnv):
@@ -113,6 +118,7 @@ class AlemParallelEnv(ParallelEnv):
         render_mode: str | None = None,
         static: alem_core.StaticParams | None = None,
         text_config: Any = None,
+        strict_actions: bool = False,
     ) -> None:
         """Build the env (no compilation happens before the first ``reset``).
 
@@ -136,11 +142,13 @@ class AlemParallelEnv(ParallelEnv):
         self.params = self._params(difficulty, int(max_steps), params)
         self.obs_type = obs_type
         self.mask_in_obs = bool(mask_in_obs)
+        self.strict_actions = bool(strict_actions)
         self.render_mode = render_mode
         self.max_steps = int(max_steps)
         self.text_config = text_config
         self._text = None  # the text observer (text mode only), built at the first reset
         self._masks: np.ndarray | None = None
+        self._score: np.ndarray | None = None  # (P, K) of the episode that ended, else None
 
         self.possible_agents = [f"agent_{i}" for i in range(self.static.player_count)]
         self.agents = []
@@ -208,6 +216,8 @@ class AlemParallelEnv(ParallelEnv):
         )
         self._obs_dim = size
         self._num_actions = n
+        self._flag_column = size + n  # packed columns: obs | mask | reward, term, trunc, ...
+        self._zero_score: np.ndarray | None = None  # (P, K) zeros, made at the first reset
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The (cached) observation space of ``agent``."""
@@ -254,6 +264,11 @@ class AlemParallelEnv(ParallelEnv):
             self._params_buffers = core.pack_params(self.params)
         self._key, self._state, packed = core.reset(self._key, self._params_buffers)
         self.agents = self.possible_agents[:]
+        self._score = None
+        if self._zero_score is None:  # score_keys traces shapes: not before the first reset
+            self._zero_score = np.zeros(
+                (self.static.player_count, len(self.score_keys)), np.float32
+            )
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
         if self.obs_type == "text":
             obs = self._text_observations(obs, infos)
@@ -265,7 +280,8 @@ class AlemParallelEnv(ParallelEnv):
         Raises:
             RuntimeError: before ``reset`` or after the episode ended.
             ValueError: a missing, unknown or departed agent, or an action that is not an
-                integer in the action space. The world is unchanged when this is raised.
+                integer in the action space (with ``strict_actions``, also an action the
+                mask marks illegal). The world is unchanged when this is raised.
 
         Returns:
             ``(observations, rewards, terminations, truncations, infos)`` keyed by the agents
@@ -277,11 +293,12 @@ class AlemParallelEnv(ParallelEnv):
             self._key, self._state, action_array, self._params_buffers
         )
         acting = self.agents
-        obs, rewards, terms, truncs, infos = self._unpack(jax.device_get(packed), acting)
+        host = jax.device_get(packed)
+        if (host[:, self._flag_column + 1 : self._flag_column + 3] > 0.5).any():  # last step
+            self._score = scoring.score_rows(self._state, self.static)
+        obs, rewards, terms, truncs, infos = self._unpack(host, acting)
         if self.obs_type == "text":
             obs = self._text_observations(obs, infos, action_array, rewards)
-        if any(terms.values()) or any(truncs.values()):  # the episode's last step
-            scoring.merge_scores(infos, self._state, self.static, self.possible_agents)
         self.agents = [a for a in acting if not (terms[a] or truncs[a])]
         return obs, rewards, terms, truncs, infos
 
@@ -300,7 +317,10 @@ class AlemParallelEnv(ParallelEnv):
                 f"step({actions!r}) called after the episode ended (env.agents is empty); "
                 "call reset() to start a new episode"
             )
-        return action_array(actions, self.agents, self.possible_agents, self._num_actions)
+        chosen = action_array(actions, self.agents, self.possible_agents, self._num_actions)
+        if self.strict_actions:
+            check_legal(chosen, self._masks, self.agents, self.possible_agents)
+        return chosen
 
     def _unpack(self, packed: np.ndarray, acting: list[str]):
         """Per-agent dicts from the host copy of ``_pack``'s array."""
@@ -310,23 +330,38 @@ class AlemParallelEnv(ParallelEnv):
         if self.obs_type == "pixels":
             obs = rendering.pixel_observations(self)
         mask = packed[:, d : d + n].astype(np.int8)
-        self._masks = mask
+        self._masks = mask.copy()  # strict mode checks against this, not the users' copy
         reward, term, trunc, alive = (packed[:, d + n + j] for j in range(4))
         metrics = packed[:, d + n + 4 :]
-        observations, rewards, terms, truncs, infos = {}, {}, {}, {}, {}
+        score = (self._score if self._score is not None else self._zero_score).copy()
+        infos = agent_infos(acting, self._index, mask, alive, metrics, score)
+        observations, rewards, terms, truncs = {}, {}, {}, {}
         for agent in acting:
             i = self._index[agent]
             rewards[agent] = float(reward[i])
             terms[agent] = bool(term[i] > 0.5)
             truncs[agent] = bool(trunc[i] > 0.5)
             if self.mask_in_obs:
-                observations[agent] = {"observation": obs[i], "action_mask": mask[i]}
-                infos[agent] = {"alive": bool(alive[i] > 0.5)}
+                observations[agent] = {"observation": obs[i], "action_mask": mask[i].copy()}
             else:
                 observations[agent] = obs[i]
-                infos[agent] = {"action_mask": mask[i], "alive": bool(alive[i] > 0.5)}
-            infos[agent]["cooperation"] = _plain_metrics(metrics[i])
         return observations, rewards, terms, truncs, infos
+
+    @property
+    def score_keys(self) -> tuple[str, ...]:
+        """Names of the K columns of ``infos[agent]["score"]`` (GAME.md §9), in order."""
+        return scoring.score_keys(self.static)
+
+    def episode_score(self) -> dict[str, dict[str, float]]:
+        """``{agent: {score key: float}}``: the score of the episode that just ended, or, before
+        it ends, the score so far (the same values the last step's ``infos[agent]["score"]``
+        holds). Raises RuntimeError before ``reset``."""
+        if self._state is None:
+            raise RuntimeError("episode_score() called before reset(); call reset() first")
+        table = (
+            self._score if self._score is not None else scoring.score_rows(self._state, self.static)
+        )
+        return scoring.named_scores(table, self.static, self.possible_agents)
 
     @property
     def core_state(self) -> alem_core.State:

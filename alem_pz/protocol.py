@@ -3,7 +3,8 @@
 Protocol: 3 agents, soft specialisation on, individual reward (``shared_reward`` off), episode
 i played on world seed 9999 + i (``env.reset(seed=9999 + i)``), up to 10,000 steps, easy /
 medium / hard evaluated and reported separately. Each episode's metrics are the score keys
-(``alem_core.scoring.score``) from the agents' infos on its last step, averaged over agents; per
+(``alem_core.scoring.score``) from the agents' ``infos[agent]["score"]`` rows on its last step
+(columns named by ``env.score_keys``), averaged over agents; per
 difficulty the summary gives the mean and a 95% percentile-bootstrap interval over episodes
 of every key, with the headline keys (Team/achievement_pct, its normal and coordination
 variants, Base% / Coord.% / Total% as fractions) repeated under ``"headline"``.
@@ -27,7 +28,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import alem_core
-from alem_core.scoring.score import HEADLINE_KEYS, score_keys
+from alem_core.scoring.score import HEADLINE_KEYS
 from alem_pz.parallel import AlemParallelEnv
 
 BASE_SEED = 9999
@@ -95,8 +96,9 @@ def run_episode(
         terminated = any(terms.values())
         if on_step is not None:
             on_step(steps)
-    keys = score_keys(env.static)
-    metrics = {k: float(np.mean([infos[a][k] for a in env.possible_agents])) for k in keys}
+    # The last step's infos hold every agent's score row, named by env.score_keys.
+    table = np.stack([infos[a]["score"] for a in env.possible_agents]).astype(np.float64)
+    metrics = dict(zip(env.score_keys, table.mean(axis=0).tolist(), strict=True))
     return {
         "seed": seed,
         "steps": steps,

@@ -1,16 +1,17 @@
-"""The episode score in the PettingZoo adapter's infos (GAME.md §9, TEXT_AND_EVAL.md §4.3).
+"""The episode score on the PettingZoo faces (GAME.md §9, TEXT_AND_EVAL.md §4.3).
 
-On the step that ends an episode (termination or truncation) every agent's info gets every key
-of ``alem_core.scoring.score.score`` as a plain Python float, e.g. ``infos["agent_0"]["Team/
-achievement_pct"]``. Team-wide keys hold the same value in every agent's info; per-agent keys
-(``Achievements/<NAME>``) hold that agent's value. The score is computed by one jitted call on
-the packed state, so it costs nothing on the other steps.
+The score reaches the user by one stable route: ``infos[agent]["score"]``, a float32 row of
+K values on every step (zero until the episode's last step, then that agent's score), with
+the column names in ``env.score_keys``; ``env.episode_score()`` is the named view. Team-wide
+keys hold the same value in every agent's row; per-agent keys (``Achievements/<NAME>``) hold
+that agent's value. The score is one jitted call on the packed state, made only on the
+episode's last step (or when ``episode_score()`` asks mid-episode).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import numpy as np
@@ -22,39 +23,29 @@ from alem_pz.compiled import compiled_core
 
 @functools.cache
 def compiled_score(static: alem_core.StaticParams) -> Callable:
-    """Jitted ``state buffers -> (K, P) float32``, rows in ``score_keys(static)`` order."""
+    """Jitted ``state buffers -> (P, K) float32``, columns in ``score_keys(static)`` order."""
     unpack = compiled_core(static).unpack_state
 
     def run(state_buffers):
-        return score_table(unpack(state_buffers), static, True).T
+        return score_table(unpack(state_buffers), static, True)
 
     return jax.jit(run)
 
 
-def episode_scores(
-    state_buffers, static: alem_core.StaticParams, agents: Sequence[str]
-) -> dict[str, dict[str, float]]:
-    """``{agent: {score key: float}}`` for the packed state of a finished episode.
+def score_rows(state_buffers, static: alem_core.StaticParams) -> np.ndarray:
+    """(P, K) float32 host array: every agent's score of the packed state (writable)."""
+    return np.array(jax.device_get(compiled_score(static)(state_buffers)), np.float32)
 
-    Args:
-        state_buffers: the adapter's packed ``alem_core.State``.
-        static: its shapes.
-        agents: agent names in index order (``possible_agents``).
-    """
-    values = np.asarray(jax.device_get(compiled_score(static)(state_buffers)), np.float64)
+
+def named_scores(
+    table: np.ndarray, static: alem_core.StaticParams, agents: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """``{agent: {score key: float}}`` from a (P, K) table (rows in ``agents`` order)."""
     keys = score_keys(static)
     return {
-        agent: dict(zip(keys, values[:, i].tolist(), strict=True)) for i, agent in enumerate(agents)
+        agent: dict(zip(keys, np.asarray(table[i], np.float64).tolist(), strict=True))
+        for i, agent in enumerate(agents)
     }
 
 
-def merge_scores(
-    infos: Mapping[str, dict],
-    state_buffers,
-    static: alem_core.StaticParams,
-    agents: Sequence[str],
-) -> None:
-    """Add the score keys to each ``infos[agent]`` (in place) for the agents present."""
-    scores = episode_scores(state_buffers, static, agents)
-    for agent, info in infos.items():
-        info.update(scores[agent])
+__all__ = ["compiled_score", "named_scores", "score_keys", "score_rows"]

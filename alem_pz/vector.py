@@ -16,18 +16,22 @@ loop over worlds; arrays come back as numpy.
   ``single_action_space``: ``Discrete(A)``.
 * ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP``: the step after a world ends
   resets it; the actions of its sub-envs are ignored and their reward is 0.
-* ``infos["action_mask"]`` (N·P, A) int8 and ``infos["alive"]`` (N·P,) bool, every step (dead
-  agents stay, with only NOOP legal); ``infos["world"]`` (N·P,) the world of each sub-env.
-* ``infos["episode"]``: ``{"r": return, "l": length}`` per sub-env, valid where
-  ``infos["_episode"]`` (an episode ended on this step); ``infos["score"]``:
-  ``{key: (N·P,) float32}``, the GAME.md §9 keys of ``alem_core.scoring.score``, same mask.
+* The same infos on every step, each key ``k`` with its all-True ``_k`` mask (Gymnasium's dict
+  infos): ``infos["action_mask"]`` (N·P, A) int8, ``infos["alive"]`` (N·P,) bool (dead agents
+  stay, with only NOOP legal), ``infos["world"]`` (N·P,) the world of each sub-env, and
+  ``infos["score"]`` (N·P, K) float32: the episode score (GAME.md §9) of the sub-envs whose
+  episode ended on this step (``terminations | truncations``), zero elsewhere; columns named
+  by ``envs.score_keys``.
+* No ``infos["episode"]``: episode statistics are Gymnasium's ``RecordEpisodeStatistics``'
+  job, which works unchanged (as do ``ClipReward`` and ``NormalizeReward``: every array
+  returned is writable).
 
-Every key ``k`` has its ``_k`` mask, as Gymnasium's dict infos require. Because episode
-statistics are built in, Gymnasium's ``RecordEpisodeStatistics`` is optional (give it another
-``stats_key`` if you add it). Keyword arguments: those of ``AlemParallelEnv`` except the
-rendering and observation options (``players``, ``difficulty``, ``comm_channels``,
-``max_steps``, ``params``, ``static``), plus ``chunk`` (reserve refresh size, default N / 8) and
-``shard`` (split the worlds over all local devices, default True).
+Illegal actions behave as in ``AlemParallelEnv`` (see its env card); ``strict_actions=True``
+raises naming the sub-env, its (world, agent) and the action. Keyword arguments: those of
+``AlemParallelEnv`` except the rendering and observation options (``players``, ``difficulty``,
+``comm_channels``, ``max_steps``, ``params``, ``static``, ``strict_actions``), plus ``chunk``
+(reserve refresh size, default N / 8) and ``shard`` (split the worlds over all local devices,
+default True).
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ from gymnasium.vector.utils import batch_space
 
 import alem_core
 from alem_core.batch.runner import BatchRunner
+from alem_core.scoring.score import score_keys
+from alem_pz.actions import action_name
 from alem_pz.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, AlemParallelEnv, obs_low
 
 VECTOR_ENV_ID = "alem/Coop-v0"
@@ -75,6 +81,7 @@ class AlemVectorEnv(VectorEnv):
         chunk: int | None = None,
         shard: bool = True,
         max_episode_steps: int | None = None,
+        strict_actions: bool = False,
     ) -> None:
         """Build the env; nothing is compiled before the first ``reset``.
 
@@ -100,6 +107,13 @@ class AlemVectorEnv(VectorEnv):
         self.runner = BatchRunner(self.num_worlds, self.params, self.static, chunk, shard)
         self._world = np.repeat(np.arange(self.num_worlds), self.players)
         self._seed_rng = np.random.default_rng()
+        self.strict_actions = bool(strict_actions)
+        self._mask: np.ndarray | None = None  # (N·P, A) of the last observation (strict mode)
+
+    @property
+    def score_keys(self) -> tuple[str, ...]:
+        """Names of the K columns of ``infos["score"]`` (GAME.md §9)."""
+        return score_keys(self.static)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start every world's first episode.
@@ -153,42 +167,51 @@ class AlemVectorEnv(VectorEnv):
                 f"{i % self.players}) is out of range: expected an integer in "
                 f"[0, {self.num_actions - 1}] ({bad.size} bad ids in all)"
             )
+        if self.strict_actions and self._mask is not None:
+            illegal = np.flatnonzero(self._mask[np.arange(self.num_envs), array] == 0)
+            if illegal.size:
+                i, a = int(illegal[0]), int(array[illegal[0]])
+                raise ValueError(
+                    f"illegal action {a} ({action_name(a)}) for sub-env {i} (world "
+                    f"{i // self.players}, agent_{i % self.players}): its action mask allows "
+                    f"only {np.flatnonzero(self._mask[i]).tolist()} now (strict_actions=True; "
+                    f"{illegal.size} illegal in all)"
+                )
         return array.astype(np.int32)
 
     def _host(self, out, fetch_score: bool):
         """numpy (obs, rewards, terminations, truncations, infos) from a ``BatchOutput``."""
         info = out.info
-        obs, reward, term, trunc, mask, alive, done, ret, length = jax.device_get(
+        obs, reward, term, trunc, mask, alive, done = jax.device_get(
             (out.obs, out.reward, out.terminated, out.truncated, info["action_mask"],
-             info["alive"], info["done"], info["episode_return"], info["episode_length"])
+             info["alive"], info["done"])
         )  # fmt: skip
         n = self.num_envs
-        obs = obs.reshape(n, -1)
-        if not obs.flags.writeable:
-            obs = obs.copy()
-        everyone = np.ones(n, bool)
+        obs = _writable(obs.reshape(n, -1))
+        mask = mask.reshape(n, -1).astype(np.int8)
+        self._mask = mask.copy()
+        score = np.zeros((n, len(self.score_keys)), np.float32)
+        if fetch_score and done.any():
+            named = jax.device_get(self.runner.scores())
+            score = np.stack([named[k] for k in self.score_keys], axis=-1).reshape(n, -1)
         infos: dict[str, Any] = {
-            "action_mask": mask.reshape(n, -1).astype(np.int8),
-            "_action_mask": everyone,
-            "alive": alive.reshape(n),
-            "_alive": everyone,
+            "action_mask": mask,
+            "alive": _writable(alive.reshape(n)),
             "world": self._world.copy(),
-            "_world": everyone,
+            "score": np.array(score, np.float32),
         }
-        if done.any():
-            ended = np.repeat(done, self.players)
-            lengths = np.repeat(length, self.players)
-            infos["episode"] = {"r": ret.reshape(n), "l": lengths, "_r": ended, "_l": ended}
-            infos["_episode"] = ended
-            if fetch_score:
-                scores = jax.device_get(self.runner.scores())
-                infos["score"] = {k: v.reshape(n) for k, v in scores.items()}
-                infos["score"].update({f"_{k}": ended for k in scores})
-                infos["_score"] = ended
-        return obs, reward.reshape(n), term.reshape(n), trunc.reshape(n), infos
+        infos.update({f"_{k}": np.ones(n, bool) for k in list(infos)})
+        flows = (reward.reshape(n), term.reshape(n), trunc.reshape(n))
+        return (obs, *(_writable(x) for x in flows), infos)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release (compiled functions stay cached for other envs)."""
+
+
+def _writable(array: np.ndarray) -> np.ndarray:
+    """``array`` itself if numpy may write to it, else a copy (``jax.device_get`` returns
+    read-only views, which ``ClipReward`` and other in-place wrappers cannot use)."""
+    return array if array.flags.writeable else array.copy()
 
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> AlemVectorEnv:
@@ -197,9 +220,15 @@ def make_vector_env(num_envs: int = 1, **kwargs: Any) -> AlemVectorEnv:
 
 
 def register_gymnasium() -> None:
-    """Register ``alem/Coop-v0`` with Gymnasium (vector entry point only; idempotent)."""
+    """Register ``alem/Coop-v0`` with Gymnasium (idempotent): ``gymnasium.make`` and the
+    ``sync`` / ``async`` modes of ``make_vec`` build the team env (``alem_pz.team_env``), the
+    ``vector_entry_point`` mode (``make_vec``'s default here) this batched env."""
     if VECTOR_ENV_ID not in gymnasium.registry:
-        gymnasium.register(VECTOR_ENV_ID, vector_entry_point=make_vector_env)
+        gymnasium.register(
+            VECTOR_ENV_ID,
+            entry_point="alem_pz.team_env:make_team_env",
+            vector_entry_point=make_vector_env,
+        )
 
 
 __all__ = ["AlemVectorEnv", "make_vector_env", "register_gymnasium"]

@@ -28,6 +28,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import torch
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 from torch import nn
 from torch.distributions import Categorical
 
@@ -126,7 +127,7 @@ def load_policy(path: str | Path):
 
 def make_envs(args: argparse.Namespace):
     static = small_static() if args.small else None
-    return gymnasium.make_vec(
+    envs = gymnasium.make_vec(
         "alem/Coop-v0",
         num_envs=args.num_worlds,
         vectorization_mode="vector_entry_point",
@@ -136,6 +137,8 @@ def make_envs(args: argparse.Namespace):
         params=PROTOCOL_PARAMS,
         static=static,
     )
+    # Episode statistics (infos["episode"]) come from Gymnasium's own wrapper, as in CleanRL.
+    return RecordEpisodeStatistics(envs)
 
 
 def advantages(rewards, values, next_value, ends, gamma, lam):
@@ -202,8 +205,9 @@ def rollout(envs, agent, state, args):
         if "episode" in infos:
             done = infos["_episode"]
             for row in np.flatnonzero(done):
+                column = envs.unwrapped.score_keys.index(HEADLINE)
                 finished.append(
-                    (float(infos["episode"]["r"][row]), float(infos["score"][HEADLINE][row]))
+                    (float(infos["episode"]["r"][row]), float(infos["score"][row, column]))
                 )
         mask, alive, resetting = infos["action_mask"], now_alive, ended
     with torch.no_grad():

@@ -31,7 +31,7 @@ def test_cooperation_metrics_are_plain_numbers_in_every_info(make_env):
     _, infos = env.reset(seed=0)
     _, _, _, _, infos = env.step(dict.fromkeys(env.agents, Action.REQUEST_WOOD))
     for agent in env.possible_agents:
-        metrics = infos[agent]["cooperation"]
+        metrics = {k[len("cooperation/") :]: v for k, v in infos[agent].items() if "/" in k}
         assert list(metrics) == list(COOPERATION_METRICS)
         assert all(type(v) in (int, float) for v in metrics.values())
         assert metrics["requests"] == 1 and metrics["open_request"] == 1
@@ -49,8 +49,8 @@ def test_a_dead_agent_stays_in_agents_and_is_revived(make_env):
     _, _, _, _, infos = env.step({"agent_0": Action.DO, "agent_1": NOOP, "agent_2": NOOP})
     assert infos["agent_1"]["alive"] is True
     assert infos["agent_1"]["action_mask"].sum() > 1  # acts again from the next step
-    assert infos["agent_0"]["cooperation"]["revives"] == 1
-    assert infos["agent_1"]["cooperation"]["times_revived"] == 1
+    assert infos["agent_0"]["cooperation/revives"] == 1
+    assert infos["agent_1"]["cooperation/times_revived"] == 1
 
 
 def test_a_give_slot_is_offered_exactly_when_it_would_move_a_unit(make_env):
@@ -68,6 +68,6 @@ def test_a_give_slot_is_offered_exactly_when_it_would_move_a_unit(make_env):
     assert infos["agent_2"]["action_mask"][GIVE_BASE] == 1  # agent_2's slot 0 serves agent_0
     assert infos["agent_1"]["action_mask"][GIVE_BASE] == 0  # agent_1 has no stone
     _, _, _, _, infos = env.step({"agent_0": NOOP, "agent_1": NOOP, "agent_2": GIVE_BASE})
-    assert infos["agent_2"]["cooperation"]["trades"] == 1
-    assert infos["agent_0"]["cooperation"]["received"] == 1
+    assert infos["agent_2"]["cooperation/trades"] == 1
+    assert infos["agent_0"]["cooperation/received"] == 1
     assert int(env.core_state.players.inventory[0, Inv.STONE]) == 1

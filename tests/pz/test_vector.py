@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.wrappers.vector import DictInfoToList, NormalizeObservation, RecordEpisodeStatistics
+from gymnasium.wrappers.vector import (
+    ClipReward,
+    DictInfoToList,
+    NormalizeObservation,
+    NormalizeReward,
+    RecordEpisodeStatistics,
+)
 
 import alem_pz  # noqa: F401  (registers alem/Coop-v0)
 
@@ -57,26 +63,39 @@ def test_make_vec_gives_a_batched_vector_env():
     assert rewards.shape == terms.shape == truncs.shape == (6,)
     assert terms.dtype == truncs.dtype == np.bool_
     assert "episode" not in infos
+    for array in (obs, rewards, terms, truncs, infos["alive"], infos["score"]):
+        assert array.flags.writeable
+
+
+def test_every_step_has_the_same_info_keys_and_shapes():
+    envs = make()
+    _, infos = envs.reset(seed=0)
+    layout = {k: np.shape(v) for k, v in infos.items()}
+    assert set(infos) == {"action_mask", "alive", "world", "score"} | {
+        f"_{k}" for k in ("action_mask", "alive", "world", "score")
+    }
+    assert layout["score"] == (6, len(envs.unwrapped.score_keys))
+    rng = np.random.default_rng(0)
+    for _ in range(HORIZON + 2):
+        _, _, _, _, infos = envs.step(legal(infos, rng))
+        assert {k: np.shape(v) for k, v in infos.items()} == layout
 
 
 def test_episode_end_statistics_then_next_step_reset():
     envs, twin = make(), make()
     _, infos = envs.reset(seed=5)
     twin.reset(seed=5)
-    rng, total = np.random.default_rng(1), np.zeros(6)
+    rng = np.random.default_rng(1)
+    column = {k: i for i, k in enumerate(envs.unwrapped.score_keys)}
     for t in range(HORIZON):
         actions = legal(infos, rng)
         _, rewards, terms, truncs, infos = envs.step(actions)
         twin.step(actions)
-        total += rewards
         assert truncs.all() == (t == HORIZON - 1)
-    assert infos["_episode"].all()
-    np.testing.assert_allclose(infos["episode"]["r"], total, rtol=1e-6)
-    assert (infos["episode"]["l"] == HORIZON).all()
-    assert "Team/achievement_pct" in infos["score"] and infos["_score"].all()
+        assert infos["score"].any() == (t == HORIZON - 1)  # zero until the episode ends
     for k in range(3):  # per-agent score keys hold that agent's value in every sub-env of its world
         expected = np.repeat(infos["alive"].reshape(WORLDS, 3)[:, k], 3).astype(np.float32)
-        np.testing.assert_array_equal(infos["score"][f"Agent{k}/alive"], expected)
+        np.testing.assert_array_equal(infos["score"][:, column[f"Agent{k}/alive"]], expected)
     # NEXT_STEP: the following step resets and ignores the actions.
     first = legal(infos, rng)
     reset_obs, rewards, terms, truncs, infos = envs.step(first)
@@ -109,17 +128,34 @@ def test_gymnasium_checks_and_wrappers():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         make()
-    ours = RecordEpisodeStatistics(make(), stats_key="gym_episode")
-    listed = DictInfoToList(NormalizeObservation(ours))  # observation wrappers need NEXT_STEP
-    _, infos = ours.reset(seed=2)
-    rng = np.random.default_rng(4)
-    for _ in range(HORIZON):
-        _, _, _, _, infos = ours.step(legal(infos, rng))
-    np.testing.assert_allclose(infos["gym_episode"]["r"], infos["episode"]["r"], rtol=1e-5)
-    np.testing.assert_array_equal(infos["gym_episode"]["l"], infos["episode"]["l"])
+    stats = RecordEpisodeStatistics(make())
+    listed = DictInfoToList(NormalizeObservation(stats))  # observation wrappers need NEXT_STEP
     _, info_list = listed.reset(seed=2)
     assert isinstance(info_list, list) and len(info_list) == 6
     assert info_list[0]["action_mask"].shape == (SMALL.num_actions,)
+
+
+def test_the_standard_reward_chain_runs_across_episode_ends():
+    """``NormalizeReward(ClipReward(RecordEpisodeStatistics(make_vec(...))))`` unchanged."""
+    raw = make()
+    envs = NormalizeReward(ClipReward(RecordEpisodeStatistics(raw), -1.0, 1.0))
+    _, infos = envs.reset(seed=2)
+    twin = make()
+    twin.reset(seed=2)
+    rng, total, seen = np.random.default_rng(4), np.zeros(6), 0
+    for t in range(2 * HORIZON + 1):  # two episode ends and the reset between them
+        actions = legal(infos, rng)
+        _, rewards, _, _, infos = envs.step(actions)
+        _, raw_rewards, *_ = twin.step(actions)
+        assert np.isfinite(rewards).all()
+        total += raw_rewards
+        if "episode" in infos:
+            seen += 1
+            assert infos["_episode"].all() and t in (HORIZON - 1, 2 * HORIZON)
+            np.testing.assert_allclose(infos["episode"]["r"], total, rtol=1e-5)
+            assert (infos["episode"]["l"] == HORIZON).all()
+            total[:] = 0
+    assert seen == 2
 
 
 def test_bad_input_is_refused_and_leaves_the_batch_unchanged():
@@ -146,3 +182,17 @@ def test_bad_input_is_refused_and_leaves_the_batch_unchanged():
         envs.reset(seed=[1, 2])
     with pytest.raises(RuntimeError, match="before reset"):
         make().step(actions)
+
+
+def test_strict_mode_names_the_sub_env_and_the_illegal_action():
+    envs = make(strict_actions=True)
+    _, infos = envs.reset(seed=3)
+    actions = legal(infos, np.random.default_rng(0))
+    illegal = int(np.flatnonzero(infos["action_mask"][4] == 0)[0])
+    actions[4] = illegal
+    with pytest.raises(
+        ValueError, match=rf"illegal action {illegal} .*sub-env 4 \(world 1, agent_1\)"
+    ):
+        envs.step(actions)
+    actions = legal(infos, np.random.default_rng(0))
+    envs.step(actions)  # legal actions still step
