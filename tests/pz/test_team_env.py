@@ -95,7 +95,7 @@ def test_sync_and_async_vectorization_run_across_episode_ends(mode, monkeypatch)
         rng, ends = np.random.default_rng(1), 0
         for _ in range(2 * HORIZON + 1):
             actions = _legal(infos["action_mask"], rng)
-            obs, rewards, terms, truncs, infos = envs.step(actions)
+            obs, rewards, _, truncs, infos = envs.step(actions)
             assert envs.observation_space.contains(obs) and rewards.shape == (2,)
             ends += int(truncs.sum())
         assert ends == 4  # both envs, two episodes each
