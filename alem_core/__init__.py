@@ -28,15 +28,11 @@ from alem_core import drills
 from alem_core.api import observe, reset, seed_key, step, transition
 from alem_core.batch.auto_reset import Batch, BatchOutput
 from alem_core.batch.runner import BatchRunner
-from alem_core.compilation_cache import enable_default_cache
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
 from alem_core.observation.masking import acting, action_mask
 from alem_core.observation.vector import obs_size
 from alem_core.params import Params, StaticParams, make_params
 from alem_core.state import State
-
-# On by default (switch off with ALEM_COMPILATION_CACHE=0): see compilation_cache.py.
-enable_default_cache()
 
 try:  # One version for the three packages: the installed distribution's (pyproject.toml).
     __version__ = _distribution_version("alem-pz")

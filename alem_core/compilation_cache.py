@@ -1,8 +1,10 @@
 """JAX's persistent compilation cache, on by default, so a second run skips most compiling.
 
-Importing ``alem_core`` calls ``enable_default_cache()``: compiled programs are kept under
+Importing alem changes no JAX setting. Building the first env or ``BatchRunner`` (and the
+command-line tools) calls ``enable_default_cache()``: compiled programs are then kept under
 ``$XDG_CACHE_HOME/alem/jax`` (``~/.cache/alem/jax`` by default) and a later process loads them
-instead of compiling again (compiling the step takes tens of seconds on a 2-core CPU).
+instead of compiling again (compiling the step takes tens of seconds on a 2-core CPU). Code
+that only uses the functional API decides for itself (``jax.config`` or this function).
 
 The environment variable ``ALEM_COMPILATION_CACHE`` controls it:
 * unset: the default directory above;
@@ -18,6 +20,7 @@ import os
 from pathlib import Path
 
 import jax
+from jax.experimental.compilation_cache.compilation_cache import reset_cache
 
 ENV_VAR = "ALEM_COMPILATION_CACHE"
 OFF_VALUES = {"0", "off", "false", "no"}
@@ -43,6 +46,9 @@ def enable_default_cache() -> Path | None:
     directory = Path(chosen).expanduser() if chosen else default_cache_dir()
     jax.config.update("jax_compilation_cache_dir", str(directory))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_SECONDS)
+    # JAX decides once per process, at its first compile, whether a cache is in use: start
+    # that decision over, or a process that compiled anything before would never use it.
+    reset_cache()
     return directory
 
 

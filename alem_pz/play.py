@@ -19,11 +19,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import jax
 import numpy as np
 
 import alem_core
 from alem_core.constants import NUM_REQUESTS, ROLE_OF_INDEX, Achievement, Inv, Request
 from alem_pz import rendering
+from alem_pz.compiled import compiled_core
 from alem_pz.keys import action_name, describe, key_table
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.policies import load_policy
@@ -89,7 +91,11 @@ class Game:
         self.font = pygame.font.Font(None, max(16, round(20 * config.scale)))
         self.clock = pygame.time.Clock()
         self.screen = None
+        self.dirty = True
+        self._shown_notices: tuple[str, ...] = ()
         self._start_episode()
+        # The window opens only once the step is compiled: the first key then moves at once.
+        compiled_core(self.env.static).step.wait()
 
     # ---- turns ----------------------------------------------------------------------------
 
@@ -98,9 +104,17 @@ class Game:
         self.returns = np.zeros(self.p)
         self.steps = 0
         self.chosen: dict[int, int] = {}
-        self.before = self.env.core_state
+        self._refresh()
+        self.before = self.state
         self._record()
         self._next_turn()
+
+    def _refresh(self) -> None:
+        """After the world changed: one host copy of the state (the HUD reads it) and the
+        pixel views, computed once per step rather than on every frame."""
+        self.state = jax.device_get(self.env.core_state)
+        self.views = rendering.pixel_observations(self.env, self.config.tile_px)
+        self.dirty = True
 
     def can_act(self, i: int) -> bool:
         """Player ``i`` has a real choice (not dead, asleep or resting: more than NOOP legal)."""
@@ -123,6 +137,7 @@ class Game:
             return None
         self.chosen[self.turn] = action
         self.log.append((self.turn, action))
+        self.dirty = True  # the turn passes on
         self._next_turn()
         return action
 
@@ -137,6 +152,7 @@ class Game:
         self.obs, rewards, _, _, self.infos = self.env.step(actions)
         self.steps += 1
         self.returns += [rewards.get(f"agent_{i}", 0.0) for i in range(self.p)]
+        self._refresh()
         self._notice_changes()
         self.chosen = {}
         self._record()
@@ -146,9 +162,9 @@ class Game:
             self._next_turn()
 
     def _notice_changes(self) -> None:
-        after = self.env.core_state
-        new = np.asarray(after.players.achievements) & ~np.asarray(self.before.players.achievements)
-        lost = np.asarray(self.before.players.health) - np.asarray(after.players.health)
+        after = self.state
+        new = after.players.achievements & ~self.before.players.achievements
+        lost = self.before.players.health - after.players.health
         now = time.monotonic()
         for i, a in zip(*np.nonzero(new), strict=True):
             self.notices.append((f"P{i + 1} {Achievement(a).name.lower()}", (255, 210, 60), now))
@@ -159,7 +175,7 @@ class Game:
 
     def summary(self) -> list[str]:
         """End-of-episode lines: steps, score (return) and achievements of every agent."""
-        unlocked = np.asarray(self.env.core_state.players.achievements)
+        unlocked = self.state.players.achievements
         lines = [f"episode over after {self.steps} steps (seed {self.seed + self.episodes})"]
         for i in range(self.p):
             names = [Achievement(a).name.lower() for a in np.flatnonzero(unlocked[i])]
@@ -210,7 +226,9 @@ class Game:
                 self.step_world()
             if self.finished:
                 break
-            self.draw()
+            self._expire_notices()
+            if self.dirty:  # an idle window redraws nothing
+                self.draw()
             self.clock.tick(self.config.fps)
             frames += 1
         self.close()
@@ -227,7 +245,7 @@ class Game:
     def draw(self) -> None:
         """The current player's view, the teammates' views at a smaller size, the HUD text."""
         pg, scale = self.pg, self.config.scale
-        views = rendering.pixel_observations(self.env, self.config.tile_px)
+        views = self.views
         focus = self.turn if self.turn is not None else 0
         big = self._surface(views[focus], scale)
         others = [j for j in range(self.p) if j != focus]
@@ -250,16 +268,24 @@ class Game:
             y += s.get_height() + 4
         self._draw_hud(focus, big.get_height() + 4)
         pg.display.flip()
+        self.dirty = False
 
     def _surface(self, image: np.ndarray, scale: float):
         surface = self.pg.surfarray.make_surface((image * 255).astype(np.uint8).swapaxes(0, 1))
         size = (round(surface.get_width() * scale), round(surface.get_height() * scale))
         return self.pg.transform.smoothscale(surface, size) if scale != 1 else surface
 
-    def _draw_hud(self, focus: int, top: int) -> None:
-        lines = hud_lines(self.env.core_state, focus, self.p, self.returns[focus], self.turn)
+    def _expire_notices(self) -> None:
+        """Drop notices older than ``NOTICE_SECONDS``; a change in what shows asks for a redraw."""
         now = time.monotonic()
         self.notices = [n for n in self.notices if now - n[2] < NOTICE_SECONDS]
+        shown = tuple(n[0] for n in self.notices)
+        if shown != self._shown_notices:
+            self._shown_notices = shown
+            self.dirty = True
+
+    def _draw_hud(self, focus: int, top: int) -> None:
+        lines = hud_lines(self.state, focus, self.p, self.returns[focus], self.turn)
         colours = [ACCENTS[focus % 5]] + [(220, 220, 220)] * (len(lines) - 1)
         notice = "   ".join(n[0] for n in self.notices)
         rows = [
@@ -275,7 +301,8 @@ class Game:
 
 def hud_lines(state: alem_core.State, i: int, p: int, score: float, turn: int | None) -> list[str]:
     """Four HUD lines for player ``i``: who and vitals, inventory, requests and messages,
-    coordination cues."""
+    coordination cues. ``state`` is best a host copy (``jax.device_get``): every read of a
+    device array here would be a dispatch of its own."""
     pl = state.players
     role = ROLE_OF_INDEX[i % 3].name.lower()
     who = f"Player {i + 1}/{p} · {role}" + ("" if turn is not None else " (AI team)")

@@ -20,6 +20,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from alem_core.compilation_cache import enable_default_cache
 from alem_train import checkpoint
 from alem_train.ppo import EPISODE_KEYS, PPOConfig, init_train_state, make_train_call
 
@@ -125,6 +126,7 @@ def evaluate(config: PPOConfig, args: argparse.Namespace) -> dict:
 
 def main(argv=None) -> int:
     config, args = parse_args(argv)
+    enable_default_cache()  # a command-line run keeps its compiled programs on disk
     run = train(config, args)
     print(f"trained {run['env_steps']:,} env-steps in {run['seconds']:.0f} s "
           f"({run['env_steps'] / run['seconds']:,.0f} env-steps/s incl. compile)")  # fmt: skip

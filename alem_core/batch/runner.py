@@ -30,6 +30,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from alem_core.api import seed_key
 from alem_core.batch import auto_reset as core_batch
+from alem_core.compilation_cache import enable_default_cache
 from alem_core.params import Params, StaticParams
 
 
@@ -119,6 +120,7 @@ class BatchRunner:
         rollout uses (the step with its upkeep branch, which also makes the worlds, and the
         score), so no call compiles mid-way.
         """
+        enable_default_cache()  # the first runner turns the on-disk cache on (not the import)
         fns = compiled_batch(self.static, self.chunk)
         # On the device once: host arrays would be copied over on every call.
         self._params = jax.device_put(self.params.as_arrays())

@@ -27,6 +27,7 @@ import subprocess
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from alem_core.compilation_cache import enable_default_cache
 from alem_train.experiment.methods import METHODS, SEQUENTIAL, MethodConfig
 from alem_train.experiment.report import group_rows, load_rows, write_summary
 from alem_train.experiment.tasks import TASKS, task_budget
@@ -159,6 +160,7 @@ def ablation_configs(
 
 
 def main(argv: list[str] | None = None) -> None:
+    enable_default_cache()  # a command-line run keeps its compiled programs on disk
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("phase", choices=("tune", "final", "ablation", "summary"))
     parser.add_argument("--tasks", nargs="+", default=["t0_climbing_n2"], choices=sorted(TASKS))

@@ -1,4 +1,5 @@
-"""The persistent compilation cache is on by default and ALEM_COMPILATION_CACHE controls it."""
+"""The persistent compilation cache: importing alem changes no JAX setting; the first env or
+runner turns the cache on by default, and ALEM_COMPILATION_CACHE controls it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,17 @@ import textwrap
 SCRIPT = textwrap.dedent(
     """
     import os, jax
-    import alem_core  # turns the cache on at import
+    before = dict(jax.config.values)
+    import alem_core, alem_pz, alem_train
+    changed = sorted(k for k, v in jax.config.values.items() if before.get(k) != v)
+    print("import changed", changed)
     from alem_core.compilation_cache import enable_default_cache
+    jax.jit(lambda x: x + 1)(1)  # JAX compiled before the cache was chosen
+    enable_default_cache()
     print("default", jax.config.jax_compilation_cache_dir)
+    from jax._src import compilation_cache as cc
+    jax.jit(lambda x: x * 3)(1)
+    print("used", cc._cache_used)
     for value in ("0", "off", "/tmp/elsewhere"):
         jax.config.update("jax_compilation_cache_dir", None)
         os.environ["ALEM_COMPILATION_CACHE"] = value
@@ -36,7 +45,9 @@ def test_cache_default_switch_off_move_and_user_choice_wins(tmp_path):
     )
     lines = done.stdout.splitlines()
     assert lines == [
+        "import changed []",
         f"default {tmp_path / 'alem' / 'jax'}",
+        "used True",
         "0 None",
         "off None",
         "/tmp/elsewhere /tmp/elsewhere",

@@ -122,6 +122,25 @@ def _play_every_key(static: alem_core.StaticParams) -> None:
     game.close()
 
 
+def test_a_waiting_window_redraws_only_on_change(monkeypatch):
+    """A window waiting for a key draws once, then nothing until a key or a notice changes
+    what it shows (redrawing the views 30 times a second kept a core busy)."""
+    from alem_pz.play import Game, PlayConfig
+
+    game = Game(PlayConfig(players=3, humans=(0,), seed=0, static=SMALL, fps=1000))
+    draws = []
+    real_draw = game.draw
+    monkeypatch.setattr(game, "draw", lambda: (draws.append(1), real_draw())[1])
+    monkeypatch.setattr(game, "close", lambda: None)
+    game.notices = []
+    game.run(max_frames=40)
+    assert len(draws) == 1
+    game.press(game.pg.K_d, frozenset())  # a move: the world steps, the view changes
+    game.run(max_frames=40)
+    assert len(draws) == 2
+    game.pg.display.quit()
+
+
 def test_keyboard_play_every_key_for_every_player():
     _play_every_key(SMALL)
     table = key_table(3, 0)

@@ -1,0 +1,117 @@
+"""Cold start as a new user meets it: every stage timed in a fresh process on an empty cache.
+
+    python -m bench.cold_start [--runs 1] [--warm] [--json out.json]
+
+Each run starts a new Python process whose compilation cache directory is a new empty folder
+(``XDG_CACHE_HOME`` points at it), and times, from the process's start:
+* ``import``: ``import alem_pz`` (which imports ``alem_core``);
+* ``make``: ``alem_pz.make(players=3)``, the default full world;
+* ``reset``: the first ``reset(seed=0)``;
+* ``first_step``: the first ``step`` (masked random actions);
+* ``episode_100``: a 100-step episode played to its end, with the score in the last infos;
+* and, in the same process, the seconds JAX spent tracing (``jaxpr_trace_s``), lowering
+  (``jaxpr_to_mlir_module_s``) and compiling (``backend_compile_s``), from ``jax.monitoring``'s
+  duration events, with the count of programs compiled.
+``--warm`` runs a second process on the same cache, as a user's second run.
+Prints one table and the machine's load; the figures are whole-stage wall times, the mean
+over ``--runs`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r"""
+import json, sys, time
+start = float(sys.argv[1])
+marks = {}
+events = {}
+import jax
+from jax import monitoring
+def listen(event, secs, **kw):
+    name = event.rsplit("/", 1)[-1].removesuffix("_duration")
+    if name in ("backend_compile", "jaxpr_trace", "jaxpr_to_mlir_module"):
+        events.setdefault(name, []).append(secs)
+monitoring.register_event_duration_secs_listener(listen)
+import numpy as np
+import alem_pz
+marks["import"] = time.perf_counter() - start
+env = alem_pz.make(players=3, max_steps=100)
+marks["make"] = time.perf_counter() - start
+obs, infos = env.reset(seed=0)
+marks["reset"] = time.perf_counter() - start
+rng = np.random.default_rng(0)
+def act(infos):
+    return {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
+obs, rewards, terms, truncs, infos = env.step(act(infos))
+marks["first_step"] = time.perf_counter() - start
+while env.agents:
+    obs, rewards, terms, truncs, infos = env.step(act(infos))
+if hasattr(env, "episode_score"):  # the score's own route, where the env has one
+    env.episode_score()
+marks["episode_100"] = time.perf_counter() - start
+for name, secs in events.items():
+    marks[name + "_s"] = sum(secs)
+marks["programs_compiled"] = len(events.get("backend_compile", []))
+print("COLD_START " + json.dumps(marks))
+"""
+
+
+def run_child(cache_home: str) -> dict:
+    """One fresh process on ``cache_home``; its stage marks (seconds from its start)."""
+    env = dict(os.environ, XDG_CACHE_HOME=cache_home)
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    env.pop("ALEM_COMPILATION_CACHE", None)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, repr(time.perf_counter())],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = [line for line in out.stdout.splitlines() if line.startswith("COLD_START ")]
+    if out.returncode != 0 or not lines:
+        raise RuntimeError(f"child failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return json.loads(lines[-1].removeprefix("COLD_START "))
+
+
+def mean(rows: list[dict]) -> dict:
+    return {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--warm", action="store_true", help="also a second run on the cache")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"{os.cpu_count()} cores, load average {load}; {args.runs} cold run(s)")
+    cold, warm = [], []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory(prefix="alem-cold-") as cache_home:
+            cold.append(run_child(cache_home))
+            if args.warm:
+                warm.append(run_child(cache_home))
+    results = {"cold": mean(cold), "cold_runs": cold, "load_before": load}
+    if warm:
+        results |= {"warm": mean(warm), "warm_runs": warm}
+    for name in ("cold", "warm"):
+        if name in results:
+            row = results[name]
+            stages = "  ".join(f"{k} {v:6.2f}" for k, v in row.items() if k != "programs_compiled")
+            print(f"{name:5} {stages}  programs {row['programs_compiled']:.0f}")
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
