@@ -30,7 +30,8 @@ from alem_core.worldgen.initial import initial_state, rolled_mobs
 
 
 def game_reset(key: jax.Array, params: Params, static: StaticParams) -> tuple[jax.Array, State]:
-    """The full game: generate every floor and place the team on floor 0 (GAME.md §1.8)."""
+    """The full game: generate every floor and place the team on floor 0
+    (docs/rules/world.md#initial-state)."""
     k_world, k_mobs = jax.random.split(key)
     alpha = sample_alpha(split_reset_key(k_world)["alpha"], params)
     params = episode_params(params, alpha)

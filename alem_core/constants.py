@@ -1,7 +1,7 @@
 """Identifiers of the alem world: blocks, items, actions, achievements, roles, mob classes.
 
-Pure data (GAME.md §2). Ids never move: they match the published benchmark so scores compare.
-Every enum is an ``IntEnum``, so members index arrays and compare correctly under ``jit``.
+Pure data (docs/rules/entities.md). Ids never move: they match the published benchmark so scores
+compare. Every enum is an ``IntEnum``, so members index arrays and compare correctly under ``jit``.
 Numeric rule tables built from these ids live in ``tables.py``.
 """
 
@@ -11,7 +11,7 @@ from enum import IntEnum
 
 
 class Block(IntEnum):
-    """Block types of the map layer (GAME.md §2.1)."""
+    """Block types of the map layer (docs/rules/entities.md#blocks)."""
 
     INVALID = 0
     OUT_OF_BOUNDS = 1
@@ -61,7 +61,8 @@ NUM_BLOCKS = len(Block)
 
 
 class Item(IntEnum):
-    """The item layer, one item per cell (GAME.md §2.2). Items never block movement."""
+    """The item layer, one item per cell (docs/rules/entities.md#items). Items never block
+    movement."""
 
     NONE = 0
     TORCH = 1
@@ -108,7 +109,8 @@ MAX_INVENTORY = 99
 
 
 class Action(IntEnum):
-    """The 54 fixed actions (GAME.md §2.3); Give slots and comm channels follow at run time."""
+    """The 54 fixed actions (docs/rules/entities.md#actions); Give slots and comm channels follow at
+    run time."""
 
     NOOP = 0
     LEFT = 1
@@ -171,7 +173,8 @@ GIVE_BASE = 54
 
 
 def action_count(player_count: int, num_comm_channels: int) -> int:
-    """Size of each agent's discrete action space: 55 + max(0, P - 2) + nc (GAME.md §2.3)."""
+    """Size of each agent's discrete action space: 55 + max(0, P - 2) + nc
+    (docs/rules/entities.md#actions)."""
     return 55 + max(0, player_count - 2) + num_comm_channels
 
 
@@ -191,7 +194,7 @@ def give_target(agent: int, slot: int) -> int:
 
 
 class Role(IntEnum):
-    """Soft roles; agent i has role ``ROLE_OF_INDEX[i % 3]`` (GAME.md §5.4)."""
+    """Soft roles; agent i has role ``ROLE_OF_INDEX[i % 3]`` (docs/rules/roles.md)."""
 
     WARRIOR = 0
     FORAGER = 1
@@ -202,7 +205,8 @@ ROLE_OF_INDEX = (Role.WARRIOR, Role.FORAGER, Role.MINER)
 
 
 class MobClass(IntEnum):
-    """Entity classes; also the order of the observation's mob channels (GAME.md §8.1)."""
+    """Entity classes; also the order of the observation's mob channels
+    (docs/rules/observations.md#symbolic-observation)."""
 
     MELEE = 0
     PASSIVE = 1
@@ -212,7 +216,7 @@ class MobClass(IntEnum):
 
 
 class Projectile(IntEnum):
-    """Projectile ids; rows of the projectile damage table (GAME.md §2.5)."""
+    """Projectile ids; rows of the projectile damage table (docs/rules/mobs.md#mob-kinds)."""
 
     ARROW = 0
     DAGGER = 1
@@ -225,7 +229,7 @@ class Projectile(IntEnum):
 
 
 class Request(IntEnum):
-    """Tradable resources, in REQUEST_* action order (GAME.md §5.6)."""
+    """Tradable resources, in REQUEST_* action order (docs/rules/step.md#trading)."""
 
     FOOD = 0
     DRINK = 1
@@ -252,7 +256,8 @@ class Facing(IntEnum):
 
 
 class Achievement(IntEnum):
-    """The 93 achievements (GAME.md §2.4); ids 66-92 are the coordination ones."""
+    """The 93 achievements (docs/rules/achievements.md#every-achievement); ids 66-92 are the
+    coordination ones."""
 
     COLLECT_WOOD = 0
     PLACE_TABLE = 1

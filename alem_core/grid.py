@@ -118,7 +118,8 @@ def lower_index_claims(cells: jax.Array, who: jax.Array) -> jax.Array:
     """(P,) bool: some lower-index player in ``who`` (P,) has the same target row (``cells``
     (P, 2), or (P, k) to compare more than the cell, e.g. cell and structure type).
 
-    The one tie-break of GAME.md §5.3: on a shared target the lowest index goes first.
+    The one tie-break of docs/rules/step.md#shared-targets: on a shared target the lowest index goes
+    first.
     """
     p = who.shape[0]
     same = (cells[:, None, :] == cells[None, :, :]).all(-1)

@@ -1,4 +1,5 @@
-"""Static (shape) and dynamic (gameplay) parameters, and the difficulty presets (GAME.md §1.1-§1.3).
+"""Static (shape) and dynamic (gameplay) parameters, and the difficulty presets
+(docs/rules/world.md#parameters to docs/rules/difficulty.md#the-presets).
 
 ``StaticParams`` fixes array shapes: it is hashable, validated in plain Python, and passed to jitted
 functions as a static argument. ``Params`` is a pytree of scalars: every field may be traced, so
@@ -25,7 +26,7 @@ class StaticParams:
 
     Attributes:
         map_size: (rows, cols) of every floor.
-        num_levels: floors kept in the state, all generated at reset (GAME.md §1.4-§1.7).
+        num_levels: floors kept in the state, all generated at reset (docs/rules/world.md).
         player_count: number of agents P.
         max_melee_mobs / max_passive_mobs / max_ranged_mobs: mob slots per player per floor.
         max_mob_projectiles / max_player_projectiles: projectile slots per player per floor.
@@ -34,12 +35,14 @@ class StaticParams:
         max_construction_sites: construction-site slots per floor.
         num_comm_channels: one-hot comm channels per agent (0 = no comm actions).
         layout: which reset builds the world: "game" (the full game) or a coordination drill
-            ("t1_sync", "t2_busy", "t3_chain"; ``alem_core.drills``, ALGORITHMS.md §5.1).
+            ("t1_sync", "t2_busy", "t3_chain"; ``alem_core.drills``,
+            docs/coordination-gap.md#tasks).
         layout_knobs: the drill's settings as sorted (name, value) pairs (a mapping is
             accepted); checked against the drill's knob table. Empty for "game".
         rewarded_achievements: None: every achievement pays its tier weight and the health term
-            is paid (GAME.md §7.1). A tuple of achievement names (``Achievement`` members):
-            only those pay, and the health term is dropped (a pure sparse team reward).
+            is paid (docs/rules/rewards.md#per-step-reward). A tuple of achievement names
+            (``Achievement`` members): only those pay, and the health term is dropped (a pure sparse
+            team reward).
     """
 
     map_size: tuple[int, int] = (48, 48)
@@ -129,7 +132,8 @@ class StaticParams:
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class Params:
-    """Gameplay parameters (GAME.md §1.2). Every field is a traced scalar leaf.
+    """Gameplay parameters (docs/rules/difficulty.md#every-parameter). Every field is a traced
+    scalar leaf.
 
     Defaults are the raw environment defaults; ``make_params(difficulty)`` applies a preset.
     Booleans are honoured with ``jnp.where`` inside the systems, never with a Python ``if``.
@@ -195,7 +199,8 @@ PRESET_ALPHA = {"easy": 0.3, "medium": 0.6, "hard": 0.9}
 
 
 def _opportunity_overrides() -> dict[str, object]:
-    """Identical for every α above "none": how many tasks exist (GAME.md §1.3)."""
+    """Identical for every α above "none": how many tasks exist
+    (docs/rules/difficulty.md#the-presets)."""
     return dict(
         coordination_enabled=True,
         coordination_probability=0.25,
@@ -215,11 +220,13 @@ def _opportunity_overrides() -> dict[str, object]:
 
 
 ALPHA_WINDOW_FLOOR = {"handover_window_min": (3, 12), "handover_window_max": (6, 24)}
-"""Handover window bounds: max(floor, ceil(scale x (1 - α))) steps (GAME.md §1.3)."""
+"""Handover window bounds: max(floor, ceil(scale x (1 - α))) steps
+(docs/rules/difficulty.md#the-presets)."""
 
 
 def alpha_derived(alpha: Any, xp: Any = np) -> dict[str, Any]:
-    """Every execution parameter derived from α, rounded to 4 decimals (GAME.md §1.3 table).
+    """Every execution parameter derived from α, rounded to 4 decimals
+    (docs/rules/difficulty.md#the-presets table).
 
     The one place these formulas live: ``xp`` is numpy for the presets (plain Python values
     after ``alpha_overrides``) or ``jax.numpy`` for a randomised α inside jit (``difficulty``).

@@ -1,4 +1,4 @@
-"""The transition: GAME.md §5.1's system order as one declared pipeline.
+"""The transition: docs/rules/step.md#the-pipeline's system order as one declared pipeline.
 
 Every stage is a system ``fn(state, actions, key, params, static) -> state`` (``System``); each
 gets its own key, and the deterministic ones ignore it. The order is the contract:
@@ -8,12 +8,15 @@ gets its own key, and the deterministic ones ignore it. The order is the contrac
 * mobs act after players have moved, then spawn away from the new positions;
 * intrinsics run after combat, and inventory achievements after everything that changes items;
 * a hit on the boss lands at the end of the Do phase (after attacks on mobs), its wave timer
-  counts down at the boss stage (§5.1 stage 13), and its defeat ends the episode as a win.
-The floor change comes first (§1.7), so everything else acts on the new floor.
+  counts down at the boss stage (docs/rules/step.md#the-pipeline stage 13), and its defeat ends the
+  episode as a win.
+The floor change comes first (docs/rules/world.md#ladders-and-floor-changes), so everything else
+acts on the new floor.
 
 ``transition`` builds no observation: ``alem_core.api`` composes it with ``observe`` into
 ``step``, and the batch observes once per call, after swapping in the worlds that reset. No
-auto-reset here: batching wrappers decide when to reset (STYLE.md §6, decision 2).
+auto-reset here: batching wrappers decide when to reset (docs/development.md#code-style, decision
+2).
 """
 
 from __future__ import annotations
@@ -62,9 +65,9 @@ from alem_core.systems.trading import trade
 def do_phase(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """GAME.md §5.1 step 5: handover expiry, coordination gates, attacks, teammates, blocks,
-    then chest loot (its own shared draws and CHEST_LOOT gate draws). One forager-gate draw
-    per agent serves every gated Do this step (§5.4)."""
+    """docs/rules/step.md#the-pipeline step 5: handover expiry, coordination gates, attacks,
+    teammates, blocks, then chest loot (its own shared draws and CHEST_LOOT gate draws). One
+    forager-gate draw per agent serves every gated Do this step (docs/rules/roles.md)."""
     gate_key, sapling_key, solo_key, chest_key = jax.random.split(key, 4)
     forager_u = gate_draws(gate_key, static)
     state = expire_mining_handovers(state)
@@ -160,7 +163,8 @@ def transition(
         ``(state, reward (P,) float32, terminated (P,) bool, truncated (P,) bool, info)``;
         ``info["cooperation"]`` holds the running cooperation metrics (``scoring/metrics.py``)
         and ``info["won"]`` () bool says the boss is defeated (the episode ends as a win).
-        ``terminated`` is set when every player is dead or the boss is defeated (GAME.md §7.2).
+        ``terminated`` is set when every player is dead or the boss is defeated
+        (docs/rules/rewards.md#termination-and-truncation).
     """
     before = state
     params = episode_params(params, state.alpha)  # randomised α drives the step too

@@ -1,7 +1,8 @@
 """Two reference policies for ``alem_pz.evaluate``: masked random and a scripted greedy team.
 
-Both are ``policy(observation, action_mask) -> int`` on symbolic observations (GAME.md §8.1),
-with ``reset(seed)``, called by the evaluator at every episode start (reproducible runs).
+Both are ``policy(observation, action_mask) -> int`` on symbolic observations
+(docs/rules/observations.md#symbolic-observation), with ``reset(seed)``, called by the evaluator at
+every episode start (reproducible runs).
 
 ``MaskedRandom``: a uniform draw among the legal actions.
 
@@ -66,7 +67,8 @@ class MaskedRandom:
 
 @dataclass
 class View:
-    """What one agent's symbolic observation says, decoded (GAME.md §8.1)."""
+    """What one agent's symbolic observation says, decoded
+    (docs/rules/observations.md#symbolic-observation)."""
 
     block: np.ndarray  # (9, 11) block id, -1 on dark cells
     item: np.ndarray  # (9, 11) item id

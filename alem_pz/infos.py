@@ -9,7 +9,7 @@ shape, so a wrapper that builds its specs from the first infos (TorchRL's
 | `action_mask` | `np.int8` (A,): 1 where the action is legal now (also with `mask_in_obs=True`) |
 | `alive` | `bool`: the agent is alive (dead agents stay in `env.agents` with only NOOP legal) |
 | `cooperation/<name>` | `int` or `float`: the running cooperation counters (``COOPERATION_KEYS``) |
-| `score` | `np.float32` (K,): the episode score (GAME.md §9), zero until the episode's last step |
+| `score` | `np.float32` (K,): the episode score (docs/rules/score.md), 0 until the last step |
 
 The score row's columns are named by ``env.score_keys`` (``alem_core.scoring.score.score_keys``);
 ``env.episode_score()`` gives the named view ``{agent: {key: float}}``. Text mode adds ``text``

@@ -1,4 +1,4 @@
-"""The keyboard table of ``alem_pz.play`` (TEXT_AND_EVAL.md §6.1, plus Give slots and comm).
+"""The keyboard table of ``alem_pz.play`` (docs/playing.md#keyboard-play, plus Give slots and comm).
 
 Pure data: keys are pygame key *names* (``pygame.key.key_code(name)`` turns them into codes),
 so the table can be read, printed and tested without pygame. Modifiers extend the published

@@ -13,18 +13,18 @@
 | Text observations | `obs_type="text"`: `spaces.Text` strings; parts in `infos[agent]["text"]` |
 | Observation values | float32 in [low, 100], low = -max(1, handover window / 20) (below) |
 | State shape | `(P·D,)`: every agent's observation, concatenated in agent order |
-| Rewards | per agent, float (team sum when `shared_reward`); GAME.md §7.1 |
+| Rewards | per agent, float (team sum if `shared_reward`); docs/rules/rewards.md#per-step-reward |
 | Termination | every agent, when the whole team is dead or the game is won |
 | Truncation | every agent, once `max_steps` steps have been taken |
 | Dead agents | stay in `agents` (a teammate can revive them) with only NOOP (0) legal |
 | Infos | the same flat keys every step: `action_mask`, `alive`, `cooperation/*`, `score` |
 | Score | `infos[agent]["score"]` (K,) float32, 0 until the last step; `env.score_keys` names it |
 
-Observations are the core's symbolic vector (GAME.md §8.1); the Box bounds contain every value.
-Most entries lie in [0, 1]; raw counts reach 99 (books), so ``high`` is 100. The only negative
-entry is the handover channel, -W / 20 for a handover window of W steps, so ``low`` is
--max(1, max(handover_window_min, handover_window_max) / 20): -1 for "none", "medium" and
-"hard", -1.2 at α = 0 (windows up to 24 steps). The state space has the same bounds.
+Observations are the core's symbolic vector (docs/rules/observations.md#symbolic-observation); the
+Box bounds contain every value. Most entries lie in [0, 1]; raw counts reach 99 (books), so ``high``
+is 100. The only negative entry is the handover channel, -W / 20 for a handover window of W steps,
+so ``low`` is -max(1, max(handover_window_min, handover_window_max) / 20): -1 for "none", "medium"
+and "hard", -1.2 at α = 0 (windows up to 24 steps). The state space has the same bounds.
 
 Infos (``alem_pz.infos``): every ``infos[agent]`` has the same keys with fixed shapes from
 ``reset`` on, so wrappers that build specs from the first infos work unchanged. The episode
@@ -47,7 +47,7 @@ the ``alem_pz.alem_coop_v0`` functions:
 | `difficulty` | "medium" | "none", "easy", "medium", "hard" or α in [0, 1] |
 | `comm_channels` | 0 | one-hot communication channels (more actions and observations) |
 | `max_steps` | 10000 | truncation horizon (`Params.max_timesteps`); alias `max_cycles` |
-| `obs_type` | "symbolic" | "pixels" (GAME.md §8.2) or "text" (TEXT_AND_EVAL.md §1) |
+| `obs_type` | "symbolic" | "pixels" or "text" (docs/rules/observations.md, language-agents.md) |
 | `text_config` | None | an `alem_pz.text.observation.TextConfig` (text mode only) |
 | `mask_in_obs` | False | obs become `{"observation", "action_mask"}` dicts (infos keep the mask) |
 | `strict_actions` | False | a masked-out action raises `ValueError` naming agent and action |
@@ -349,7 +349,7 @@ class AlemParallelEnv(ParallelEnv):
 
     @property
     def score_keys(self) -> tuple[str, ...]:
-        """Names of the K columns of ``infos[agent]["score"]`` (GAME.md §9), in order."""
+        """Names of the K columns of ``infos[agent]["score"]`` (docs/rules/score.md), in order."""
         return scoring.score_keys(self.static)
 
     def episode_score(self) -> dict[str, dict[str, float]]:

@@ -4,8 +4,8 @@
     alem-play --humans none --ai random            # watch an AI team (console script)
     alem-play --text --seat 1                      # one seat in the terminal, as text
 
-Flow (TEXT_AND_EVAL.md §6.1): the people act in turn; the window shows the current person's own
-view (large) beside the teammates' views; each key records that person's action and passes the
+Flow (docs/playing.md#keyboard-play): the people act in turn; the window shows the current person's
+own view (large) beside the teammates' views; each key records that person's action and passes the
 turn on; when every person has chosen, the AI seats choose (``policy(observation, action_mask)``)
 and the world steps once. Dead, sleeping or resting people get NOOP without a turn. At the end
 of an episode a summary is printed and shown, and a new episode starts (``--episodes``).

@@ -27,7 +27,8 @@ CATEGORY_KEYS = (
     "Team/construction_coordination_achievement_pct",
     "Team/hard_coordination_achievement_pct",
 )
-"""The coordination sub-categories (GAME.md §9), as fractions of their achievements unlocked."""
+"""The coordination sub-categories (docs/rules/score.md), as fractions of their achievements
+unlocked."""
 
 PANEL_TITLES = {
     "Team/achievement_pct": "Achievements %",

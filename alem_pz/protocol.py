@@ -1,4 +1,5 @@
-"""The published evaluation protocol as a library (TEXT_AND_EVAL.md §4.1, GAME.md §9).
+"""The published evaluation protocol as a library (docs/evaluation.md#the-protocol,
+docs/rules/score.md).
 
 Protocol: 3 agents, soft specialisation on, individual reward (``shared_reward`` off), episode
 i played on world seed 9999 + i (``env.reset(seed=9999 + i)``), up to 10,000 steps, easy /

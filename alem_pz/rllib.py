@@ -7,7 +7,7 @@ convention), so the module failed with ``KeyError: 'observations'``. ``RLlibObse
 renames the one key and nothing else: same arrays, same mask (``np.int8``), same agents.
 
 ``rllib_env(config)`` is the creator to pass to ``ray.tune.register_env``: it wraps that env in
-RLlib's ``ParallelPettingZooEnv`` and fixes two things about the wrapper (ECOSYSTEM.md §3):
+RLlib's ``ParallelPettingZooEnv`` and fixes two things about the wrapper (docs/training.md#rllib):
 
 * agent order: the wrapper lists agents from a ``set``, whose order changes with the process's
   string hash seed; we list them in ``possible_agents`` order (``agent_0``, ``agent_1``, ...).

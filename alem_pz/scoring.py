@@ -1,4 +1,4 @@
-"""The episode score on the PettingZoo faces (GAME.md §9, TEXT_AND_EVAL.md §4.3).
+"""The episode score on the PettingZoo faces (docs/rules/score.md, docs/evaluation.md#metrics).
 
 The score reaches the user by one stable route: ``infos[agent]["score"]``, a float32 row of
 K values on every step (zero until the episode's last step, then that agent's score), with

@@ -72,7 +72,7 @@ class AlemTeamEnv(gymnasium.Env):
 
     @property
     def score_keys(self) -> tuple[str, ...]:
-        """Names of the K columns of ``info["score"]`` (GAME.md §9)."""
+        """Names of the K columns of ``info["score"]`` (docs/rules/score.md)."""
         return self.team.score_keys
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

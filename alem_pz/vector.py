@@ -19,7 +19,7 @@ loop over worlds; arrays come back as numpy.
 * The same infos on every step, each key ``k`` with its all-True ``_k`` mask (Gymnasium's dict
   infos): ``infos["action_mask"]`` (N·P, A) int8, ``infos["alive"]`` (N·P,) bool (dead agents
   stay, with only NOOP legal), ``infos["world"]`` (N·P,) the world of each sub-env, and
-  ``infos["score"]`` (N·P, K) float32: the episode score (GAME.md §9) of the sub-envs whose
+  ``infos["score"]`` (N·P, K) float32: the episode score (docs/rules/score.md) of the sub-envs whose
   episode ended on this step (``terminations | truncations``), zero elsewhere; columns named
   by ``envs.score_keys``.
 * No ``infos["episode"]``: episode statistics are Gymnasium's ``RecordEpisodeStatistics``'
@@ -112,7 +112,7 @@ class AlemVectorEnv(VectorEnv):
 
     @property
     def score_keys(self) -> tuple[str, ...]:
-        """Names of the K columns of ``infos["score"]`` (GAME.md §9)."""
+        """Names of the K columns of ``infos["score"]`` (docs/rules/score.md)."""
         return score_keys(self.static)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -1,8 +1,8 @@
 """Plain JAX MLPs for actor-critic trainers: parameters are dicts of arrays (no flax).
 
 The actor reads one agent's observation plus a one-hot of its agent index (parameter sharing
-with an agent id, ALGORITHMS.md 5.2). The critic reads the same (IPPO) or the team's global
-state, every agent's observation concatenated in agent order as ``AlemParallelEnv.state()``
+with an agent id, docs/training.md#objectives 5.2). The critic reads the same (IPPO) or the team's
+global state, every agent's observation concatenated in agent order as ``AlemParallelEnv.state()``
 gives it, plus the agent index (MAPPO's centralised critic).
 """
 

@@ -9,9 +9,9 @@ or at T (``max_timesteps = T`` on both sides). Two teams (``--team``):
 * ``greedy``: the scripted ``GreedyCoordinator`` of ``alem_pz/baselines.py``, one instance per
   world, in a Python loop around one jitted vmapped step. It reads only an agent's observation
   and action mask, and the peer's observation has the same layout (9718 floats for 3 agents,
-  GAME.md §8.1) and its ``get_avail_actions`` the same 56 action ids, so the same policy drives
-  both. It is loaded from its file, so the peer's interpreter needs neither PettingZoo nor our
-  adapters (it imports only ``alem_core``'s tables).
+  docs/rules/observations.md#symbolic-observation) and its ``get_avail_actions`` the same 56 action
+  ids, so the same policy drives both. It is loaded from its file, so the peer's interpreter needs
+  neither PettingZoo nor our adapters (it imports only ``alem_core``'s tables).
 
 Three modes, each run with its own interpreter::
 
@@ -56,7 +56,7 @@ PLAYERS = 3
 DIFFICULTY = "medium"
 PEER_ENV = "Alem-Coop-Symbolic"
 MELEE_COOLDOWN = 5
-"""A melee mob's cooldown right after it attacked (GAME.md §2.6)."""
+"""A melee mob's cooldown right after it attacked (docs/rules/mobs.md#behaviour)."""
 MAX_HEALTH = 9.0
 """Max health at strength 1; a random team rarely levels up."""
 TRACE_FIELDS = (

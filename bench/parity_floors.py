@@ -13,8 +13,9 @@ L - 1 (the peer's ``down_ladders``, ours ``world.ladders[:, 0]``), and the kill 
 L - 1, raised to the 8 that clear a floor (the peer's ``monsters_killed``, ours
 ``world.kills``). Then every player does DESCEND for one step, and each side's floor-change
 rule puts the team on L's up ladders with whatever arrival brings (ENTER achievement, XP,
-GAME.md §1.7); the kill counter of L - 1 is put back to its reset value. The trace starts
-after that step. Walking a scripted team down instead would need 8 kills on every floor above.
+docs/rules/world.md#ladders-and-floor-changes); the kill counter of L - 1 is put back to its reset
+value. The trace starts after that step. Walking a scripted team down instead would need 8 kills on
+every floor above.
 
 Why not set the floor directly: measured, the peer grants a floor's ENTER achievement and its
 +1 XP to players found on a floor they lack it for, whatever brought them there (a team set
@@ -59,13 +60,14 @@ from bench.parity_floor_tables import (
 )
 
 CHEST, PATH = 23, 7
-"""Block ids (GAME.md §2.1; the same on both sides)."""
+"""Block ids (docs/rules/entities.md#blocks; the same on both sides)."""
 DO, DESCEND = 5, 18
 PLAYERS = 3
 CLEARED = 8
-"""Kills that clear a floor and open its down ladder (GAME.md §1.7)."""
+"""Kills that clear a floor and open its down ladder
+(docs/rules/world.md#ladders-and-floor-changes)."""
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
-"""Step per facing code (1 left, 2 right, 3 up, 4 down), GAME.md §2.3."""
+"""Step per facing code (1 left, 2 right, 3 up, 4 down), docs/rules/entities.md#actions."""
 
 
 def _peer_extras(jnp, s) -> dict:

@@ -21,7 +21,7 @@ REGEN_TICK_ABOVE = 23.0
 """Recovery counter before a regeneration tick: it fires above 25 after a step of +2 or +3."""
 MAX_HEALTH = 9.0
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
-"""Step per facing code (1 left, 2 right, 3 up, 4 down), GAME.md §2.3."""
+"""Step per facing code (1 left, 2 right, 3 up, 4 down), docs/rules/entities.md#actions."""
 
 
 def load(path: str) -> dict:

@@ -32,9 +32,9 @@ def _check_int(layout: str, name: str, value: Any, lo: int, hi: int) -> None:
 class SyncKnobs:
     """``t1_sync``: ``sync_agents`` = m agents needed on the block, 2 <= m <= min(P, 4) (a
     block has four neighbours), in a ``room`` x ``room`` floor (odd, 3..9; 7 by default, as
-    ALGORITHMS.md T1's 7 x 7 - 9 x 9; smaller rooms make a random team's success likely enough
-    for an outcome-only signal to exist). With ``start_adjacent`` = 1 the agents start on
-    distinct cells beside the block (P <= 4), still with random facing, so an episode tests
+    docs/training.md#objectives T1's 7 x 7 - 9 x 9; smaller rooms make a random team's success
+    likely enough for an outcome-only signal to exist). With ``start_adjacent`` = 1 the agents start
+    on distinct cells beside the block (P <= 4), still with random facing, so an episode tests
     only the turn-and-act-together part of the task."""
 
     sync_agents: int = 2
@@ -56,7 +56,8 @@ class SyncKnobs:
             )
 
     def rewarded(self) -> tuple[str, ...]:
-        """The generic hard sync achievement of the block's requirement (GAME.md §6.1)."""
+        """The generic hard sync achievement of the block's requirement
+        (docs/rules/coordination.md#synchronous-mining)."""
         return ("COORD_2_AGENTS_HARD",) if self.sync_agents == 2 else ("COORD_3_AGENTS_HARD",)
 
     def param_overrides(self) -> dict[str, object]:
@@ -83,8 +84,8 @@ class BusyKnobs(SyncKnobs):
 
 @dataclasses.dataclass(frozen=True)
 class ChainKnobs:
-    """``t3_chain``: handover ``window`` W in [1, 24] steps (GAME.md §6.2); the chain length is
-    the team size, 2 <= P <= 8."""
+    """``t3_chain``: handover ``window`` W in [1, 24] steps (docs/rules/coordination.md#handovers);
+    the chain length is the team size, 2 <= P <= 8."""
 
     window: int = 8
 
@@ -99,7 +100,8 @@ class ChainKnobs:
             raise ValueError(f"{layout}: map_size {static.map_size} too narrow for P = {p}")
 
     def rewarded(self) -> tuple[str, ...]:
-        """Both achievements a completed link grants its completer (GAME.md §6.2)."""
+        """Both achievements a completed link grants its completer
+        (docs/rules/coordination.md#handovers)."""
         return ("HANDOVER_COMPLETE", "COORD_MINE_HANDOVER")
 
     def param_overrides(self) -> dict[str, object]:

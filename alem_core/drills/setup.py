@@ -1,4 +1,5 @@
-"""Coordination drills T1-T3 (ALGORITHMS.md §5.1) as alem worlds: matching static and params.
+"""Coordination drills T1-T3 (docs/coordination-gap.md#tasks) as alem worlds: matching static and
+params.
 
 Usage::
 

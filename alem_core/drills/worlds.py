@@ -1,20 +1,23 @@
 """Coordination drills: small hand-built alem worlds holding one coordination rule each.
 
-ALGORITHMS.md §5.1 T1-T3, built from alem's own rules (GAME.md §6.1, §6.2, §3.3). A drill is
-chosen by ``StaticParams.layout``; only the reset differs from the full game (this module builds
-the world and places the team), the step is the core's. Every drill is one floor of WALL
-(unbreakable, no Do effect) around PATH floor (no Do effect); it has no mobs, water, trees,
-chests or construction sites, only the coordination blocks under study.
+docs/coordination-gap.md#tasks T1-T3, built from alem's own rules
+(docs/rules/coordination.md#synchronous-mining, docs/rules/coordination.md#handovers,
+docs/rules/survival.md#sleep-and-rest). A drill is chosen by ``StaticParams.layout``; only the reset
+differs from the full game (this module builds the world and places the team), the step is the
+core's. Every drill is one floor of WALL (unbreakable, no Do effect) around PATH floor (no Do
+effect); it has no mobs, water, trees, chests or construction sites, only the coordination blocks
+under study.
 
 * ``t1_sync``: a 7 x 7 room with one hard synchronous STONE block needing ``sync_agents`` = m
   agents (coordination value +m), placed where all four neighbours are floor. The P agents start
   on random distinct floor cells with random facing, each holding a wood pickaxe. m agents facing
-  the block and doing it on the same step mine it; fewer do nothing (GAME.md §6.1). Knobs
-  ``room`` (odd side, default 7) and ``start_adjacent`` (the team starts beside the block).
+  the block and doing it on the same step mine it; fewer do nothing
+  (docs/rules/coordination.md#synchronous-mining). Knobs ``room`` (odd side, default 7) and
+  ``start_adjacent`` (the team starts beside the block).
 * ``t2_busy``: ``t1_sync`` where each agent starts asleep w.p. ``busy_prob`` for a uniform number
   of steps in [1, ``max_busy``]. Asleep, an agent's actions are not consumed (NOOP only). The
-  core's own wake-up rule (energy back at its maximum, GAME.md §3.3) wakes it after exactly that
-  many steps: see ``busy_players``.
+  core's own wake-up rule (energy back at its maximum, docs/rules/survival.md#sleep-and-rest) wakes
+  it after exactly that many steps: see ``busy_players``.
 * ``t3_chain``: a handover chain of n = P agents along a one-cell corridor holding n - 1 handover
   STONE blocks H_1 .. H_{n-1} (coordination value -``window``) in consecutive cells. Agent 0
   starts west of H_1 facing east; agent k (k = 1 .. n-1) starts in a sealed one-cell alcove
@@ -23,11 +26,12 @@ chests or construction sites, only the coordination blocks under study.
   Nothing is random (the key is unused): the same layout every episode.
 
 Rewards (``alem_core.drills.drill_setup``): only the drill's coordination achievements pay, and
-an achievement pays its agent once (achievements are never lost, GAME.md §7.1). In t1/t2 each
-co-miner of the block earns COORD_2_AGENTS_HARD (m = 2) or COORD_3_AGENTS_HARD (m >= 3); failed
-partial attempts cost nothing. In t3 a completed link pays its completer HANDOVER_COMPLETE +
-COORD_MINE_HANDOVER; in the intended chain every link has a new completer (agent k completes
-H_k), so the team return is 10 per completed link.
+an achievement pays its agent once (achievements are never lost,
+docs/rules/rewards.md#per-step-reward). In t1/t2 each co-miner of the block earns
+COORD_2_AGENTS_HARD (m = 2) or COORD_3_AGENTS_HARD (m >= 3); failed partial attempts cost nothing.
+In t3 a completed link pays its completer HANDOVER_COMPLETE + COORD_MINE_HANDOVER; in the intended
+chain every link has a new completer (agent k completes H_k), so the team return is 10 per completed
+link.
 
 Knobs live in ``StaticParams.layout_knobs`` (checked by ``drill_knobs``), so a reset stays a pure
 function of (key, params, static). ``alem_core.drills.drill_setup`` builds matching static and
@@ -132,10 +136,11 @@ def busy_players(state: State, busy: jax.Array, ticks: jax.Array, static: Static
     exactly ``ticks`` (P,) steps (1 <= ticks <= 99).
 
     Asleep, fatigue falls by one a step (no shelter here) and restores one energy each time it
-    passes -10; the agent wakes in the step its energy reaches the maximum (GAME.md §3.3,
-    ``intrinsics``). So d = ceil(ticks / 11) missing energy and a starting fatigue of
-    r - 11, with r = ticks - 11 (d - 1) in [1, 11] the steps to the first restored point, wake
-    it at the end of step ``ticks``: its actions of steps 0 .. ticks - 1 are not consumed.
+    passes -10; the agent wakes in the step its energy reaches the maximum
+    (docs/rules/survival.md#sleep-and-rest, ``intrinsics``). So d = ceil(ticks / 11) missing energy
+    and a starting fatigue of r - 11, with r = ticks - 11 (d - 1) in [1, 11] the steps to the first
+    restored point, wake it at the end of step ``ticks``: its actions of steps 0 .. ticks - 1 are
+    not consumed.
     """
     players = state.players
     deficit = (ticks + TICKS_PER_ENERGY - 1) // TICKS_PER_ENERGY

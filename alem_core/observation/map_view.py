@@ -1,4 +1,5 @@
-"""The local map view of the symbolic observation (GAME.md §8.1): a 9 x 11 window per player.
+"""The local map view of the symbolic observation (docs/rules/observations.md#symbolic-observation):
+a 9 x 11 window per player.
 
 Built for speed: the current floor's compact integer layers (block, item, coordination value, soft
 flag) and its light map are padded once, each player's window is cut out with

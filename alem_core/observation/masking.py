@@ -1,4 +1,5 @@
-"""The action mask (GAME.md §8.3), stacked from the predicates the systems themselves use.
+"""The action mask (docs/rules/observations.md#action-mask), stacked from the predicates the systems
+themselves use.
 
 Conservative: it may allow an action that turns out to do nothing (a soft gate may fail, a
 target may be blocked), but it never forbids a possible one. Dead, sleeping or resting agents
@@ -54,7 +55,7 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     GIVE slot k is offered exactly when the give would move a unit (``trading.give_mask``).
     SHOOT_ARROW needs a bow and an arrow, CAST_SPELL a learned spell (mana not checked).
     BUILD_X: next to a site and some teammate can pay, or next to an open in-progress site of
-    that type started by someone else (GAME.md §6.3).
+    that type started by someone else (docs/rules/coordination.md#construction-sites).
     DRINK_POTION_* / READ_BOOK: that potion / a book in inventory. ENCHANT_*: an enchantment
     table adjacent (not necessarily faced), a ruby or a sapphire, full mana, the item and a
     passable gate (``enchanting.can_enchant``; looser than the rule, never stricter).

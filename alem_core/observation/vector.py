@@ -1,4 +1,5 @@
-"""The symbolic observation (GAME.md §8.1): one flat float32 vector per agent.
+"""The symbolic observation (docs/rules/observations.md#symbolic-observation): one flat float32
+vector per agent.
 
 Layout of agent i's vector, in order (P players, nc comm channels, C = P + 94):
 
@@ -54,7 +55,8 @@ OWN_ENTRIES: dict[str, tuple[str, ...]] = {
     "flags": ("sleeping", "resting", "spell_learned"),
     "floor_info": ("daylight", "depth", "cleared", "boss_vulnerable"),
 }  # fmt: skip
-"""The own-state block (GAME.md §8.1), block by block and entry by entry, in vector order."""
+"""The own-state block (docs/rules/observations.md#symbolic-observation), block by block and entry
+by entry, in vector order."""
 OWN_FEATURES = sum(len(entries) for entries in OWN_ENTRIES.values())
 DASHBOARD_ENTRIES = (("health", 1), ("alive", 1), ("role", 3), ("request", NUM_REQUESTS))
 """One dashboard row, before its ``nc`` message values."""

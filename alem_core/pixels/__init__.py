@@ -1,4 +1,5 @@
-"""Pixel observations (GAME.md §8.2): each agent's egocentric image, drawn in JAX.
+"""Pixel observations (docs/rules/observations.md#pixel-observation): each agent's egocentric image,
+drawn in JAX.
 
     image = pixel_observation(state, params, static, tile_px=10)   # (P, H, W, 3) float32 in [0, 1]
 

@@ -1,4 +1,5 @@
-"""The teammate strip and the status panel of the pixel observation (GAME.md §8.2).
+"""The teammate strip and the status panel of the pixel observation
+(docs/rules/observations.md#pixel-observation).
 
 Teammate strip (ceil(P / 2) rows of 11 tiles, two teammates per row, self first then the others
 in index order, as in the symbolic dashboard). Each entry has five tiles: portrait (role sprite

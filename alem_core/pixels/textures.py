@@ -23,7 +23,8 @@ ACCENTS = np.array(
     [[0.25, 0.85, 0.95], [0.35, 0.9, 0.35], [1.0, 0.72, 0.2], [0.7, 0.45, 0.95], [1.0, 0.45, 0.7]],
     np.float32,
 )
-"""Accent colour of player i (i mod 5): cyan, green, amber, purple, pink (TEXT_AND_EVAL.md §6.1)."""
+"""Accent colour of player i (i mod 5): cyan, green, amber, purple, pink
+(docs/playing.md#keyboard-play)."""
 
 
 class Atlas(NamedTuple):

@@ -1,4 +1,4 @@
-"""Block and item textures (GAME.md §2.1-§2.2), drawn by code at any resolution.
+"""Block and item textures (docs/rules/entities.md), drawn by code at any resolution.
 
 Each ``_draw_*`` function paints one tile on a ``Canvas``; ``block_textures(n)`` returns the
 (42, n, n, 3) opaque block atlas and ``item_textures(n)`` the (5, n, n, 4) item overlays.

@@ -1,4 +1,5 @@
-"""The 9 x 11 map part of the pixel observation (GAME.md §8.2), drawn in JAX from the atlas.
+"""The 9 x 11 map part of the pixel observation (docs/rules/observations.md#pixel-observation),
+drawn in JAX from the atlas.
 
 Each agent's window comes from the same helpers as the symbolic view
 (``alem_core.observation.map_view``):
@@ -62,7 +63,7 @@ def scatter_ids(rel: jax.Array, value: jax.Array) -> jax.Array:
 
 def shown_blocks(block: jax.Array, vulnerable: jax.Array) -> jax.Array:
     """Block ids as drawn: the boss shows its render-only vulnerable variant while it can be
-    hit (GAME.md §2.1); the symbolic view keeps the plain NECROMANCER."""
+    hit (docs/rules/entities.md#blocks); the symbolic view keeps the plain NECROMANCER."""
     necromancer = (block == Block.NECROMANCER) & vulnerable
     return jnp.where(necromancer, Block.NECROMANCER_VULNERABLE, block)
 

@@ -1,4 +1,5 @@
-"""Rule numbers of the boss floor, the graveyard (GAME.md §2.6, §7.2).
+"""Rule numbers of the boss floor, the graveyard (docs/rules/mobs.md#behaviour,
+docs/rules/rewards.md#termination-and-truncation).
 
 Read by the boss system, mob movement and damage, spawning, intrinsics and the text prompt.
 """

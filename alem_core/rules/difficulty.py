@@ -1,8 +1,9 @@
 """The coordination-difficulty knob inside jit: sampled α and the parameters derived from it.
 
-GAME.md §1.3, §6.6-§6.7 and decision 6. ``make_params`` derives the execution parameters from a
-fixed α in plain Python. With ``randomize_alpha`` each episode samples its own α at reset
-(stored in ``state.alpha``) and *every* α-derived parameter follows it, in world generation
+docs/rules/difficulty.md#the-presets, docs/rules/difficulty.md#how-alpha-shapes-coordination to
+docs/rules/difficulty.md#randomised-alpha and decision 6. ``make_params`` derives the execution
+parameters from a fixed α in plain Python. With ``randomize_alpha`` each episode samples its own α
+at reset (stored in ``state.alpha``) and *every* α-derived parameter follows it, in world generation
 and in the step alike: ``episode_params`` is applied at the top of both.
 
 The derived values come from ``params.alpha_derived``, the one function that states them.

@@ -1,5 +1,5 @@
-"""Rule tables of consumables and enchanting (GAME.md §4.4); chest loot's table is in
-``systems/chests.py``. Read by the systems and by the system prompt."""
+"""Rule tables of consumables and enchanting (docs/rules/interactions.md#potions-books-spells);
+chest loot's table is in ``systems/chests.py``. Read by the systems and by the system prompt."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Per-agent reward (GAME.md §7.1, §5.8) with its named parts.
+"""Per-agent reward (docs/rules/rewards.md#per-step-reward, docs/rules/step.md#shared-reward) with
+its named parts.
 
 r_i = sum of tier weights of achievements newly unlocked by i + 0.1 x (health after - before);
 with ``shared_reward`` every agent receives the team sum.

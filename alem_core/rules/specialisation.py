@@ -1,4 +1,4 @@
-"""Soft specialisation (GAME.md §5.4): the one table of role gates and role perks.
+"""Soft specialisation (docs/rules/roles.md): the one table of role gates and role perks.
 
 Every consumer reads the gates from here: the systems that resolve gated actions (Do phase,
 crafting, placing; enchanting and chest loot when the deeper floors arrive), the action mask and

@@ -1,4 +1,5 @@
-"""Rule tables of survival (GAME.md §1.8, §3.1-§3.2): capacities, hidden counters, starting values.
+"""Rule tables of survival (docs/rules/world.md#initial-state, docs/rules/survival.md#capacities to
+docs/rules/survival.md#needs-and-regeneration): capacities, hidden counters, starting values.
 
 Read by ``systems/intrinsics.py`` and ``initial.py``; the system prompt reads them too.
 """
@@ -9,7 +10,7 @@ from typing import NamedTuple
 
 
 class IntrinsicRules(NamedTuple):
-    """The numbers of GAME.md §3.1-§3.2 (capacities, hidden counters and their thresholds)."""
+    """The numbers of docs/rules/survival.md (capacities, hidden counters and their thresholds)."""
 
     hunger_threshold: float = 25.0
     thirst_threshold: float = 20.0
@@ -37,7 +38,8 @@ INTRINSICS = IntrinsicRules()
 
 
 class StartingValues(NamedTuple):
-    """The step-0 player (GAME.md §1.8); food, drink and energy are x the resource multiplier."""
+    """The step-0 player (docs/rules/world.md#initial-state); food, drink and energy are x the
+    resource multiplier."""
 
     health: float = 9.0
     needs: int = 9

@@ -1,4 +1,5 @@
-"""Rule tables as arrays: achievement weights, mining, recipes, mobs, floors (GAME.md §2-§4).
+"""Rule tables as arrays: achievement weights, mining, recipes, mobs, floors (docs/rules/entities.md
+to docs/rules/interactions.md).
 
 Systems index these tables instead of branching on ids, so one vectorised function handles every
 row. Tables are plain numpy here and become constants when a jitted function closes over them.
@@ -20,7 +21,8 @@ from alem_core.constants import (
 
 A = Achievement
 
-# --- Achievements (GAME.md §2.4) -----------------------------------------------------------------
+# --- Achievements (docs/rules/achievements.md#every-achievement)
+# -----------------------------------------------------------------
 
 _COORD_TIERS = {
     A.COORD_2_AGENTS_SOFT: 3,
@@ -70,7 +72,8 @@ ACHIEVEMENT_WEIGHT = _achievement_weights()
 ACHIEVEMENT_IS_COORD = np.arange(NUM_ACHIEVEMENTS) >= A.COORD_2_AGENTS_SOFT
 """(93,) bool: the 27 coordination achievements (ids 66-92)."""
 
-# --- Mining (GAME.md §4.1) -----------------------------------------------------------------------
+# --- Mining (docs/rules/interactions.md#the-do-action)
+# -----------------------------------------------------------------------
 
 
 def _mining_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -157,7 +160,7 @@ SOLID[
         Block.CONSTRUCTION_IN_PROGRESS,
     ]
 ] = True
-"""(42,) bool: blocks nothing can walk into (GAME.md §2.1)."""
+"""(42,) bool: blocks nothing can walk into (docs/rules/entities.md#blocks)."""
 
 WALKABLE = ~SOLID
 WALKABLE[[Block.WATER, Block.LAVA, Block.INVALID, Block.OUT_OF_BOUNDS, Block.DARKNESS]] = False
@@ -170,7 +173,8 @@ ITEM_PLACEABLE[[Block.GRASS, Block.SAND, Block.PATH, Block.FIRE_GRASS, Block.ICE
 MOB_SPAWN_TILE = np.zeros(NUM_BLOCKS, bool)
 MOB_SPAWN_TILE[[Block.GRASS, Block.PATH, Block.FIRE_GRASS, Block.ICE_GRASS]] = True
 
-# --- Crafting (GAME.md §4.2), rows in resolution order -------------------------------------------
+# --- Crafting (docs/rules/interactions.md#crafting), rows in resolution order
+# -------------------------------------------
 
 CRAFT_TOOL, CRAFT_COUNT, CRAFT_ARMOUR = 0, 1, 2
 _RECIPES = (
@@ -265,7 +269,8 @@ RECIPE_KIND = np.array([r[5] for r in _RECIPES], np.int32)
 RECIPE_COLUMN = np.array([r[6] for r in _RECIPES], np.int32)
 RECIPE_AMOUNT = np.array([r[7] for r in _RECIPES], np.int32)
 
-# --- Players (GAME.md §3) ------------------------------------------------------------------------
+# --- Players (docs/rules/survival.md)
+# ------------------------------------------------------------------------
 
 SWORD_DAMAGE = np.array([1.0, 2.0, 3.0, 5.0, 8.0], np.float32)
 """Physical melee damage by sword tier 0-4."""
@@ -294,11 +299,13 @@ FLOOR_ENTER_ACHIEVEMENT = np.array(
     ],
     np.int32,
 )
-"""The achievement every player gets on arriving at each floor (GAME.md §1.4, §1.7)."""
+"""The achievement every player gets on arriving at each floor (docs/rules/world.md#floors,
+docs/rules/world.md#ladders-and-floor-changes)."""
 ENTER_XP = 1
-"""XP for a player's first arrival on a floor (GAME.md §1.7)."""
+"""XP for a player's first arrival on a floor (docs/rules/world.md#ladders-and-floor-changes)."""
 
-# --- Mobs (GAME.md §2.5) -------------------------------------------------------------------------
+# --- Mobs (docs/rules/mobs.md#mob-kinds)
+# -------------------------------------------------------------------------
 
 MOB_HEALTH = np.array(
     [
@@ -338,7 +345,7 @@ MELEE_CHASE_PROB = 0.75
 MELEE_CHASE_DISTANCE = 10
 RANGED_KEEP_INTENT_PROB = 0.15
 
-# Per floor (GAME.md §1.4): which type of each class spawns there.
+# Per floor (docs/rules/world.md#floors): which type of each class spawns there.
 FLOOR_PASSIVE_TYPE = np.array([0, 2, 1, 2, 2, 1, 1, 1, 0], np.int32)
 FLOOR_MELEE_TYPE = np.array([0, 2, 1, 3, 4, 5, 6, 7, 0], np.int32)
 FLOOR_RANGED_TYPE = np.array([0, 2, 1, 3, 4, 5, 6, 7, 0], np.int32)

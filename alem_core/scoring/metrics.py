@@ -1,4 +1,5 @@
-"""Cooperation metrics from the episode counters (GAME.md §5.5-§5.7, §9 "Cooperation").
+"""Cooperation metrics from the episode counters (docs/rules/step.md, docs/rules/score.md
+"Cooperation").
 
 Read from ``state.stats`` and the players' open requests; never read by the game rules. Every
 metric is a (P,) float32 array in the core (one value per agent, running totals for the

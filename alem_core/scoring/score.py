@@ -1,10 +1,11 @@
-"""The episode score (GAME.md §9, TEXT_AND_EVAL.md §4.3): one function for every interface.
+"""The episode score (docs/rules/score.md, docs/evaluation.md#metrics): one function for every
+interface.
 
 ``score(state, static, done)`` reads only the final state, so the RL evaluator, the PettingZoo
 adapter and the text track report the same numbers for the same episode. Every value is a (P,)
 float32 array: per-agent keys (``Achievements/<name>``) hold one value per agent, all others
 are broadcast (as in the published benchmark), and everything is multiplied by ``done``.
-Flatten a key to one number per episode by averaging over agents (TEXT_AND_EVAL.md §4.3).
+Flatten a key to one number per episode by averaging over agents (docs/evaluation.md#metrics).
 
 Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, construction, hard):
 
@@ -23,10 +24,11 @@ Keys (``K`` = agent index from 0, ``<cat>`` in soft, sync_hard, handover, constr
   ``damage_taken`` and the cooperation counters of ``metrics.py``.
   Death causes follow the published benchmark in names and numbering (measured as a black box,
   docs/decisions.md): codes 1 ``starvation``, 2 ``dehydration``, 3 ``exhaustion``,
-  4 ``mob_combat``, 5 ``friendly_fire`` (0 alive). The cause is filed by GAME.md §3.6's windows:
-  health lost in the Do phase -> friendly fire, lost from the Do phase to the end of mob
-  spawning -> mob combat (so a need tick on the step of a mob hit is still mob combat), else the
-  first unmet need. ``Deaths/<cause>_count`` use the same names.
+  4 ``mob_combat``, 5 ``friendly_fire`` (0 alive). The cause is filed by
+  docs/rules/survival.md#death-and-revival's windows: health lost in the Do phase -> friendly fire,
+  lost from the Do phase to the end of mob spawning -> mob combat (so a need tick on the step of a
+  mob hit is still mob combat), else the first unmet need. ``Deaths/<cause>_count`` use the same
+  names.
 * ``Team/specialization_ratio`` = aligned / (aligned + cross-role), ``Team/mean_<attribute>``.
 * ``Achievements/<NAME>``: 100 x unlocked, per agent.
 * ``Cooperation/*`` (team totals and rates per 100 actionable agent-steps), ``Progression/*``
@@ -222,11 +224,12 @@ def progression_and_deaths(state: State, static: StaticParams) -> dict[str, jax.
     """``Progression/*`` and ``Deaths/*``.
 
     ``max_level_reached`` is the deepest floor any agent entered (ENTER_* achievements) or the
-    current one. Kill counts subtract the overworld's 10 pre-counted kills (GAME.md §9), the
-    current-floor count too when the team is on the overworld (measured on the published
+    current one. Kill counts subtract the overworld's 10 pre-counted kills (docs/rules/score.md),
+    the current-floor count too when the team is on the overworld (measured on the published
     benchmark: 13 kills on floor 0 report 3; docs/decisions.md). ``won`` is 1 once the boss is
-    defeated (the episode's win, GAME.md §7.2), ``boss_progress`` the hits it took. Deaths count
-    agents dead at the end (a revive clears the cause).
+    defeated (the episode's win, docs/rules/rewards.md#termination-and-truncation),
+    ``boss_progress`` the hits it took. Deaths count agents dead at the end (a revive clears the
+    cause).
     """
     world, cause = state.world, state.players.death_cause
     entered = state.players.achievements.any(axis=0)
@@ -255,7 +258,7 @@ def _rate(successes: jax.Array, attempts: jax.Array) -> jax.Array:
 
 
 def coordination_metrics(state: State, static: StaticParams) -> dict[str, jax.Array]:
-    """``Coordination/*`` keys (GAME.md §9 "Coordination", TEXT_AND_EVAL.md §4.3).
+    """``Coordination/*`` keys (docs/rules/score.md "Coordination", docs/evaluation.md#metrics).
 
     Reads ``state.coordination`` (team counters; event counts are "any agent this step",
     ``builds``, ``elite_kills`` and ``diamond_items`` count things), the open rows of

@@ -1,4 +1,5 @@
-"""The tables behind the score (GAME.md §2.4, §9; TEXT_AND_EVAL.md §4.2-§4.3), in one place.
+"""The tables behind the score (docs/rules/achievements.md#every-achievement, docs/rules/score.md;
+docs/evaluation.md), in one place.
 
 Achievement categories, role alignment, eligibility and the names of the end-of-episode fields.
 Plain numpy and tuples: ``score.py`` closes over them, so they become constants under ``jit``.
@@ -6,12 +7,14 @@ Plain numpy and tuples: ``score.py`` closes over them, so they become constants 
 Eligibility (which achievements count in the denominators):
 
 * ``num_levels > 1`` (the full world): all 93, or the 66 normal ones when P = 1.
-* ``num_levels == 1`` (the overworld-only debug world): GAME.md §2.4 and §9 give 57 = 30 normal
-  + all 27 coordination ones; TEXT_AND_EVAL.md §4.2 says 54 without a list. We follow GAME.md's
-  count, which is stated twice and broken down: the 30 normal ones are the 26 basic ones plus
-  the four intermediate items made from overworld materials (diamond pickaxe, diamond sword,
-  iron armour, diamond armour); everything else needs a deeper floor (sapphire, ruby, chests,
-  books, potions, bows, the deeper mobs, the ENTER_* floors). With P = 1 only those 30 count.
+* ``num_levels == 1`` (the overworld-only debug world): docs/rules/achievements.md#every-achievement
+  and docs/rules/score.md give 57 = 30 normal + all 27 coordination ones;
+  docs/evaluation.md#achievements-and-weights says 54 without a list. We follow
+  docs/rules/index.md's count, which is stated twice and broken down: the 30 normal ones are the 26
+  basic ones plus the four intermediate items made from overworld materials (diamond pickaxe,
+  diamond sword, iron armour, diamond armour); everything else needs a deeper floor (sapphire, ruby,
+  chests, books, potions, bows, the deeper mobs, the ENTER_* floors). With P = 1 only those 30
+  count.
 * Partial worlds (1 < num_levels < 9) count all 93: the spec defines no other variant.
 """
 
@@ -76,7 +79,8 @@ COORD_CATEGORIES: dict[str, np.ndarray] = {
 COORD_CATEGORIES["hard"] = (
     COORD_CATEGORIES["sync_hard"] | COORD_CATEGORIES["handover"] | COORD_CATEGORIES["construction"]
 )
-# "Hard" = sync-hard ∪ handover ∪ construction (GAME.md §2.4); reported as its own category.
+# "Hard" = sync-hard ∪ handover ∪ construction (docs/rules/achievements.md#every-achievement);
+# reported as its own category.
 
 ROLE_ALIGNED: dict[Role, np.ndarray] = {
     Role.FORAGER: _mask(
@@ -103,7 +107,8 @@ ROLE_ALIGNED: dict[Role, np.ndarray] = {
         )
     ),
 }
-"""Role attribution table of GAME.md §2.4 (a metric only; every other achievement is shared)."""
+"""Role attribution table of docs/rules/achievements.md#every-achievement (a metric only; every
+other achievement is shared)."""
 
 OVERWORLD_NORMAL = _mask(
     (
@@ -117,7 +122,8 @@ OVERWORLD_NORMAL = _mask(
 """The 30 normal achievements of the overworld-only world (see the module docstring)."""
 
 ENTER_FLOOR = {floor: A(int(ach)) for floor, ach in enumerate(FLOOR_ENTER_ACHIEVEMENT) if ach >= 0}
-"""The achievement unlocked by first reaching each floor below the overworld (GAME.md §1.4)."""
+"""The achievement unlocked by first reaching each floor below the overworld
+(docs/rules/world.md#floors)."""
 
 DEATH_CAUSES = CAUSE_OF_CODE[1:]
 """Names of ``Players.death_cause`` codes 1..5 (0 = alive), in the published benchmark's

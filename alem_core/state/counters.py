@@ -61,7 +61,7 @@ class Stats(Record):
 
 
 COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
-    # synchronous mining (GAME.md §6.1)
+    # synchronous mining (docs/rules/coordination.md#synchronous-mining)
     "sync_attempts": (),
     "sync_successes": (),
     "sync_soft_successes": (),
@@ -72,11 +72,12 @@ COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
     "soft_bonus_events": (),
     "solo_soft_attempts": (),
     "solo_soft_successes": (),
-    # handover mining (§6.2)
+    # handover mining (docs/rules/coordination.md#handovers)
     "handover_setups": (),
     "handover_successes": (),
     "handover_expiries": (),
-    # construction (§6.3); builds by structure: shelter, forge, beacon
+    # construction (docs/rules/coordination.md#construction-sites); builds by structure: shelter,
+    # forge, beacon
     "build_sync_attempts": (),
     "build_sync_successes": (),
     "build_unfunded": (),
@@ -84,17 +85,18 @@ COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
     "build_handover_successes": (),
     "build_handover_expiries": (),
     "builds": (3,),
-    # elite / large mobs by class: melee, ranged, passive (§6.4)
+    # elite / large mobs by class: melee, ranged, passive
+    # (docs/rules/coordination.md#elite-and-large-mobs)
     "elite_attempts": (3,),
     "elite_successes": (3,),
     "elite_kills": (3,),
-    # coordinated diamond crafting (§6.5)
+    # coordinated diamond crafting (docs/rules/coordination.md#coordinated-diamond-crafting)
     "craft_attempts": (),
     "craft_successes": (),
     "diamond_items": (),
 }
 """Team event counters and their shapes. Each counts steps in which any agent had the event
-(GAME.md §9: "any agent this step" counts), except ``builds``, ``elite_kills`` and
+(docs/rules/score.md: "any agent this step" counts), except ``builds``, ``elite_kills`` and
 ``diamond_items``, which count structures, mobs and items."""
 
 

@@ -83,7 +83,7 @@ class World(Record):
     kills: jax.Array
     """(L,) int32 monsters killed per floor (floor 0 starts at 10, so its ladder is open)."""
     daylight: jax.Array
-    """() float32 day/night light level (GAME.md §10.3)."""
+    """() float32 day/night light level (docs/rules/engine.md#day-and-night)."""
     potion_effect: jax.Array
     """(6,) int32 per-episode permutation: potion colour -> effect."""
     boss_timer: jax.Array
@@ -260,7 +260,7 @@ class Plants(Record):
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class Handovers(Record):
-    """The global pending-handover table (GAME.md §6.2-§6.3)."""
+    """The global pending-handover table (docs/rules/coordination.md)."""
 
     pos: jax.Array
     """(K, 2) int32 cell."""

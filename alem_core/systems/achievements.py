@@ -1,4 +1,5 @@
-"""Inventory-based achievements, checked at the end of every step (GAME.md §2.4).
+"""Inventory-based achievements, checked at the end of every step
+(docs/rules/achievements.md#every-achievement).
 
 Reads: players.inventory. Writes: players.achievements (never cleared).
 """

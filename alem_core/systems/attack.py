@@ -1,4 +1,5 @@
-"""Player melee attacks on mobs: the combat part of the Do phase (GAME.md §4.1, §6.4).
+"""Player melee attacks on mobs: the combat part of the Do phase
+(docs/rules/interactions.md#the-do-action, docs/rules/coordination.md#elite-and-large-mobs).
 
 Reads: players (pos, facing, sword, strength, intelligence, food), mobs on the current floor
 (melee, passive, ranged: pos, alive, health, kind, elite, hard, required), world.kills.
@@ -35,7 +36,8 @@ ELITE_ACHIEVEMENT = {
 
 
 def coordination_multiplier(ents: Entities, floor: jax.Array, k: jax.Array) -> jax.Array:
-    """(S,) damage multiplier per slot given k attackers (GAME.md §6.4 table)."""
+    """(S,) damage multiplier per slot given k attackers
+    (docs/rules/coordination.md#elite-and-large-mobs table)."""
     required = jnp.where(ents.required[floor] > 0, ents.required[floor], 2)
     met = k >= required
     soft = jnp.where(met, 2.0, 0.5)

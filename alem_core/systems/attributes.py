@@ -1,4 +1,5 @@
-"""Attribute level-ups (GAME.md §3.4): spend one XP to raise dexterity, strength or intelligence.
+"""Attribute level-ups (docs/rules/survival.md#attributes-and-xp): spend one XP to raise dexterity,
+strength or intelligence.
 
 Reads and writes: players.xp, players.dexterity, players.strength, players.intelligence.
 """
@@ -22,7 +23,8 @@ LEVEL_UPS = (
 
 
 def can_level_up(state: State) -> jax.Array:
-    """(P,) bool for the action mask: xp >= 1 (the attribute cap is not checked, GAME.md §8.3)."""
+    """(P,) bool for the action mask: xp >= 1 (the attribute cap is not checked,
+    docs/rules/observations.md#action-mask)."""
     return state.players.xp >= 1
 
 

@@ -1,11 +1,13 @@
-"""The boss floor: the Necromancer, its wave timer, progress and defeat (GAME.md §2.6, §4.1, §7.2).
+"""The boss floor: the Necromancer, its wave timer, progress and defeat
+(docs/rules/mobs.md#behaviour, docs/rules/interactions.md#the-do-action,
+docs/rules/rewards.md#termination-and-truncation).
 
 Reads: ``world.{floor, block, boss_timer, boss_progress}``, ``mobs.{melee, ranged}.alive`` of
 the current floor, ``players.{pos, facing, alive, achievements}``. Writes:
 ``world.{boss_timer, boss_progress}``, ``players.achievements`` (DAMAGE_NECROMANCER,
 DEFEAT_NECROMANCER).
 
-Timeline of one step on the boss floor (GAME.md §5.1):
+Timeline of one step on the boss floor (docs/rules/step.md#the-pipeline):
 
 * Do phase (stage 5, after attacks on mobs and mining): ``hit_boss``. Players whose Do faces a
   NECROMANCER block while ``boss_vulnerable`` get DAMAGE_NECROMANCER; if any did, progress +1
@@ -66,8 +68,9 @@ def boss_defeated(state: State) -> jax.Array:
 
 
 def hit_boss(state: State, actions: jax.Array, static: StaticParams) -> State:
-    """Resolve Do on NECROMANCER blocks (GAME.md §4.1): progress +1 once per step if any
-    player hits the vulnerable boss, timer reset, DAMAGE_NECROMANCER to every hitter.
+    """Resolve Do on NECROMANCER blocks (docs/rules/interactions.md#the-do-action): progress +1 once
+    per step if any player hits the vulnerable boss, timer reset, DAMAGE_NECROMANCER to every
+    hitter.
 
     Args:
         state: the state in the Do phase, after attacks on mobs (a mob killed this step no
@@ -90,8 +93,8 @@ def hit_boss(state: State, actions: jax.Array, static: StaticParams) -> State:
 def boss_bookkeeping(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """GAME.md §5.1 stage 13: the wave timer counts down on the boss floor; a defeated boss
-    gives DEFEAT_NECROMANCER to every player."""
+    """docs/rules/step.md#the-pipeline stage 13: the wave timer counts down on the boss floor; a
+    defeated boss gives DEFEAT_NECROMANCER to every player."""
     world = state.world
     timer = world.boss_timer - on_boss_floor(state).astype(jnp.int32)
     players = state.players

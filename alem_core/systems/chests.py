@@ -1,4 +1,5 @@
-"""Chest loot: a Do on a CHEST block opens it (GAME.md §4.1, §4.5; §5.1 step 5, after mining).
+"""Chest loot: a Do on a CHEST block opens it (docs/rules/interactions.md#the-do-action,
+docs/rules/interactions.md#chest-loot; docs/rules/step.md#the-pipeline step 5, after mining).
 
 Reads: actions, players (pos, facing, alive, inventory, chest_opened), world.block and
 world.floor, mobs and players on the faced cell (a Do on them is not a Do on the chest).
@@ -6,17 +7,17 @@ Writes: world.block (CHEST -> PATH), players (inventory, chest_opened), achievem
 
 The loot rows are the rule table ``CHEST_LOOT`` below. Every row draws three **shared**
 uniforms per step (hit, option, amount), the same for every player, so two players opening
-chests in one step get correlated loot (GAME.md §10.1). Each row's receiver gate (miner for wood,
-torches, ores and pickaxes; warrior for arrows and the bow; potions and books ungated) uses one
-CHEST_LOOT draw per player per step (``specialisation.py``). A failed gate only withholds that
-row: the chest still opens. Pickaxe and bow keep the better level; the rest add (capped at 99 at
-the end of the step). The bow (floor 1) and the book (floors 3, 4) come from the first chest a
-player opens on that floor, tracked per (floor, player) in ``players.chest_opened`` whether or
-not the gate let the item through.
+chests in one step get correlated loot (docs/rules/engine.md#keys-and-structure). Each row's
+receiver gate (miner for wood, torches, ores and pickaxes; warrior for arrows and the bow; potions
+and books ungated) uses one CHEST_LOOT draw per player per step (``specialisation.py``). A failed
+gate only withholds that row: the chest still opens. Pickaxe and bow keep the better level; the rest
+add (capped at 99 at the end of the step). The bow (floor 1) and the book (floors 3, 4) come from
+the first chest a player opens on that floor, tracked per (floor, player) in
+``players.chest_opened`` whether or not the gate let the item through.
 
-Several players opening **one** chest in the same step: each of them receives loot (GAME.md §5.3,
-"both get (correlated) loot"), and the block becomes PATH once. Chests carry no coordination
-task, so the mining coordination gate does not apply to them.
+Several players opening **one** chest in the same step: each of them receives loot
+(docs/rules/step.md#shared-targets, "both get (correlated) loot"), and the block becomes PATH once.
+Chests carry no coordination task, so the mining coordination gate does not apply to them.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ CHEST_LOOT = (
     ("arrows", 0.5, ((Inv.ARROW, 1.0, 4, 8),), "chest_weapons", False, _ALL_FLOORS, False),
     (
         "pickaxe",
-        0.2 * 0.5,  # GAME.md's two independent chances, one draw
+        0.2 * 0.5,  # docs/rules/index.md's two independent chances, one draw
         tuple((Inv.PICKAXE, w, tier, tier) for tier, w in ((1, 0.4), (2, 0.3), (3, 0.2), (4, 0.1))),
         "chest_tools",
         True,
@@ -72,7 +73,8 @@ CHEST_LOOT = (
     ("bow", 1.0, ((Inv.BOW, 1.0, 1, 1),), "chest_weapons", True, (1,), True),
     ("book", 1.0, ((Inv.BOOK, 1.0, 1, 1),), "", False, (3, 4), True),
 )
-"""The loot rows of GAME.md §4.5, read as the arrays ``LOOT`` and ``LOOT_ROLE``."""
+"""The loot rows of docs/rules/interactions.md#chest-loot, read as the arrays ``LOOT`` and
+``LOOT_ROLE``."""
 
 
 def _loot_arrays() -> dict[str, np.ndarray]:

@@ -1,4 +1,5 @@
-"""Damage arithmetic shared by every system that hurts players or mobs (GAME.md §2.5, §3.5).
+"""Damage arithmetic shared by every system that hurts players or mobs
+(docs/rules/mobs.md#mob-kinds, docs/rules/survival.md#combat-numbers).
 
 Damage is a vector over three channels (physical, fire, ice); defence removes a fraction per
 channel. Reads players' armour, sword, strength and intelligence; writes nothing.
@@ -36,7 +37,7 @@ def damage_to_mobs(raw: jax.Array, mob_class: int, kind: jax.Array) -> jax.Array
 
 
 def player_melee_damage(players: Players, static: StaticParams) -> jax.Array:
-    """(P, 3) each player's melee damage vector (GAME.md §3.5)."""
+    """(P, 3) each player's melee damage vector (docs/rules/survival.md#combat-numbers)."""
     base = jnp.asarray(SWORD_DAMAGE)[players.inventory[:, Inv.SWORD]]
     base = base * role_perk(MELEE_MULTIPLIER, static)
     strength_scale = 1.0 + 0.25 * (players.strength - 1)

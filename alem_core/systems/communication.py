@@ -1,4 +1,4 @@
-"""One-hot radio messages (GAME.md §5.5).
+"""One-hot radio messages (docs/rules/step.md#communication).
 
 Reads: actions. Writes: players.message (P, nc): reset every step, so a message is seen in
 exactly one observation (the one returned by the step that sent it), by everyone; stats.comms.

@@ -1,4 +1,5 @@
-"""Joint construction: BUILD_SHELTER / FORGE / BEACON on construction sites (GAME.md §6.3).
+"""Joint construction: BUILD_SHELTER / FORGE / BEACON on construction sites
+(docs/rules/coordination.md#construction-sites).
 
 Reads: actions, players (pos, facing, alive, inventory), world (block, coord, soft, light),
 handovers, timestep. Writes: world (block, coord, soft, light for beacons), inventory (costs),
@@ -129,7 +130,8 @@ def _handovers(state: State, f: _Facts):
 def build(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """GAME.md §5.1 step 7: expiries, then every BUILD_* of this step, all types at once."""
+    """docs/rules/step.md#the-pipeline step 7: expiries, then every BUILD_* of this step, all types
+    at once."""
     reverting = expired_rows(state) & (state.handovers.kind > MINING)
     revert_cells = state.handovers.pos
     state = refund_builds(state, reverting)

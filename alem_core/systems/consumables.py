@@ -1,4 +1,5 @@
-"""Potions and books (GAME.md §4.4, §5.1 steps 10-11).
+"""Potions and books (docs/rules/interactions.md#potions-books-spells,
+docs/rules/step.md#the-pipeline steps 10-11).
 
 Reads: actions, players (inventory potions / books, health, mana, energy), world.potion_effect.
 Writes: players (inventory, health, mana, energy, spell_learned), achievements DRINK_POTION and
@@ -7,7 +8,8 @@ LEARN_SPELL.
 * DRINK_POTION_<colour> drinks one potion of that colour; its effect is the episode's
   permutation ``world.potion_effect[colour]`` into the effect table (``tables.POTION_STAT``,
   ``POTION_AMOUNT``). The change is not capped here: intrinsics are clamped to [0, max] with
-  the others at step 23, so a -3 health potion can kill (filed as combat, GAME.md §3.6).
+  the others at step 23, so a -3 health potion can kill (filed as combat,
+  docs/rules/survival.md#death-and-revival).
 * READ_BOOK consumes one book and sets the spell-learned flag (also when already learned).
 
 Both are ungated and need only the item; ``can_drink_potion`` / ``can_read_book`` state that

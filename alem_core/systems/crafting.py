@@ -1,4 +1,5 @@
-"""Crafting tools, weapons, armour, arrows and torches from the recipe table (GAME.md §4.2).
+"""Crafting tools, weapons, armour, arrows and torches from the recipe table
+(docs/rules/interactions.md#crafting).
 
 Reads: players (pos, inventory, armour), world.block (stations on the current floor).
 Writes: players.inventory, players.armour, achievements (MAKE_*_ARMOUR, COORD_DIAMOND_*).

@@ -1,4 +1,5 @@
-"""Enchanting at the fire and ice enchantment tables (GAME.md §4.4, §5.1 step 12).
+"""Enchanting at the fire and ice enchantment tables
+(docs/rules/interactions.md#potions-books-spells, docs/rules/step.md#the-pipeline step 12).
 
 Reads: actions, players (pos, facing, inventory sword / bow / ruby / sapphire, armour, mana,
 armour_enchant), world.block (current floor).
@@ -13,13 +14,13 @@ ruby, ice: sapphire, ``tables.ENCHANT_TABLES``) and ``ENCHANT_MANA`` mana; it se
 * ENCHANT_ARMOUR is ungated and needs some armour (a slot level > 0). It enchants a uniformly
   random unenchanted slot, or, when every slot is enchanted, a random slot of the opposite
   element; the slot may be an empty armour slot. When every slot already holds this element
-  nothing happens and nothing is spent (GAME.md is silent; a no-op must cost nothing).
+  nothing happens and nothing is spent (docs/rules/index.md is silent; a no-op must cost nothing).
 A failed gate or a missing requirement does nothing and costs nothing.
 
-The action mask (``can_enchant``, GAME.md §8.3) is looser than the rule above and therefore
-never forbids a possible enchantment: it asks for **any enchantment table in the 8-neighbourhood**
-(the faced cell is one of them), **a ruby or a sapphire** (whichever the table takes is one of
-them), the mana, the item, and a gate that can be passed (holder, or soft mode).
+The action mask (``can_enchant``, docs/rules/observations.md#action-mask) is looser than the rule
+above and therefore never forbids a possible enchantment: it asks for **any enchantment table in the
+8-neighbourhood** (the faced cell is one of them), **a ruby or a sapphire** (whichever the table
+takes is one of them), the mana, the item, and a gate that can be passed (holder, or soft mode).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Team floor change (GAME.md §1.7), resolved first in the step.
+"""Team floor change (docs/rules/world.md#ladders-and-floor-changes), resolved first in the step.
 
 Reads: actions, players (pos, alive, achievements, xp), world (item, floor, kills, ladders, the
 hot maps and the floor stack), handovers, plants. Writes: world (hot maps, stack, floor,

@@ -1,4 +1,5 @@
-"""The pending-handover table of handover mining and handover construction (GAME.md §6.2-§6.3).
+"""The pending-handover table of handover mining and handover construction
+(docs/rules/coordination.md).
 
 Reads and writes ``state.handovers`` (K rows: cell, deadline, initiator, kind, open); on expiry
 of a construction entry also world.block (back to CONSTRUCTION_SITE), the initiator's inventory

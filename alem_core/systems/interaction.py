@@ -1,4 +1,5 @@
-"""The Do phase on blocks: mining, saplings, drinking, eating ripe plants (GAME.md §4.1).
+"""The Do phase on blocks: mining, saplings, drinking, eating ripe plants
+(docs/rules/interactions.md#the-do-action).
 
 Reads: players (pos, facing, alive, inventory pickaxe, drink, food), world.block (current
 floor), mobs and players on the faced cell, plants, and the coordination gate's verdicts.
@@ -7,9 +8,9 @@ plants.age. A mined block's task ends with the block (``tables.TASK_BLOCK``).
 
 A Do aimed at a cell holding a mob is an attack (``attack.py``) and one aimed at a teammate is
 left to the teamwork rules, so neither touches the block underneath, with one exception: a Do
-on a mob standing on grass also rolls for a sapling (GAME.md §4.1's grass row; measured on the
-published package, docs/decisions.md "Saplings under mobs"). Several players mining one
-block in one step each receive the yield; the block is removed once.
+on a mob standing on grass also rolls for a sapling (docs/rules/interactions.md#the-do-action's
+grass row; measured on the published package, docs/decisions.md "Saplings under mobs"). Several
+players mining one block in one step each receive the yield; the block is removed once.
 """
 
 from __future__ import annotations

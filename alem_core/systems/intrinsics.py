@@ -1,6 +1,6 @@
 """Survival: capacities, hunger, thirst, fatigue, health regeneration, mana, sleep and rest.
 
-GAME.md §3.1-§3.3. Reads and writes players' intrinsics and hidden counters, players.sleeping,
+docs/rules/survival.md. Reads and writes players' intrinsics and hidden counters, players.sleeping,
 players.resting and the WAKE_UP achievement; reads world.block (shelters) and world.floor.
 No revives here: a dead player's stats are left alone.
 """
@@ -24,7 +24,8 @@ R = INTRINSICS
 
 
 def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
-    """Per-player maxima (P,) recomputed from attributes every step (GAME.md §3.1)."""
+    """Per-player maxima (P,) recomputed from attributes every step
+    (docs/rules/survival.md#capacities)."""
     energy = R.base_needs + R.needs_per_dexterity * players.dexterity
     return {
         "health": (R.base_health + players.strength).astype(jnp.float32),
@@ -38,7 +39,8 @@ def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
 def start_sleep_and_rest(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """SLEEP starts sleep if energy < max; REST starts rest if health < max (GAME.md §3.3)."""
+    """SLEEP starts sleep if energy < max; REST starts rest if health < max
+    (docs/rules/survival.md#sleep-and-rest)."""
     players = state.players
     caps = capacities(players, static)
     sleep = (actions == Action.SLEEP) & (players.energy < caps["energy"])
@@ -99,7 +101,8 @@ def _regeneration(
 def update_intrinsics(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """One step of needs, regeneration, mana and waking, for alive players (GAME.md §3.2)."""
+    """One step of needs, regeneration, mana and waking, for alive players
+    (docs/rules/survival.md#needs-and-regeneration)."""
     players = state.players
     on_boss = state.world.floor == BOSS_FLOOR
     awake_rate = 1.0 - R.dexterity_decay_step * (players.dexterity - 1)

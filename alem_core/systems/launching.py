@@ -1,4 +1,5 @@
-"""Players shoot arrows and cast spells (GAME.md §4.4, §5.1 steps 8-9).
+"""Players shoot arrows and cast spells (docs/rules/interactions.md#potions-books-spells,
+docs/rules/step.md#the-pipeline steps 8-9).
 
 Reads: actions, players (pos, facing, alive, inventory bow / arrows, mana, spell_learned,
 health, strength), world.block, mobs.player_projectiles (current floor).
@@ -33,13 +34,14 @@ HEAL_AMOUNT = 2.0
 
 
 def can_shoot_arrow(players: Players) -> jax.Array:
-    """(P,) bool: a bow and at least one arrow (the mask's SHOOT_ARROW row, GAME.md §8.3)."""
+    """(P,) bool: a bow and at least one arrow (the mask's SHOOT_ARROW row,
+    docs/rules/observations.md#action-mask)."""
     return (players.inventory[:, Inv.BOW] >= 1) & (players.inventory[:, Inv.ARROW] >= 1)
 
 
 def can_cast_spell(players: Players) -> jax.Array:
     """(P,) bool: the spell is learned (the mask's CAST_SPELL row; mana is not checked there,
-    GAME.md §8.3, so a cast without the mana does nothing)."""
+    docs/rules/observations.md#action-mask, so a cast without the mana does nothing)."""
     return players.spell_learned
 
 

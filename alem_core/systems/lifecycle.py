@@ -1,4 +1,5 @@
-"""End-of-step bookkeeping: alive flags, death causes, the clock and daylight (GAME.md §3.6, §10.3).
+"""End-of-step bookkeeping: alive flags, death causes, the clock and daylight
+(docs/rules/survival.md#death-and-revival, docs/rules/engine.md#day-and-night).
 
 Reads: players.health, food, drink, alive; world.floor; health snapshots taken by the pipeline.
 Writes: players.alive, players.death_cause, players.death_floor, state.timestep,

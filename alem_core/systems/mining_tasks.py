@@ -1,4 +1,5 @@
-"""Coordination gates on mining: synchronous blocks and handover blocks (GAME.md §6.1-§6.2).
+"""Coordination gates on mining: synchronous blocks and handover blocks
+(docs/rules/coordination.md).
 
 Reads: actions, players (pos, facing, alive, pickaxe), world (block, coord, soft), handovers,
 timestep. Writes: handovers (new and completed mining entries), world.coord / soft (cleared on
@@ -12,7 +13,7 @@ phase, which players' Do may proceed and the yield multiplier of each.
 * Handover cell: the first Do opens an entry (no effect itself); a different player's Do while it
   is open completes it (lowest index wins, the rest fail) and mines normally.
 * Coordination achievements for sync mining need the mining to succeed (decision 7); the
-  handover ones do not (kept quirk, GAME.md §10.4).
+  handover ones do not (kept quirk, docs/rules/engine.md#behaviour-kept-on-purpose).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The per-floor working view shared by the mob and projectile updates (GAME.md §2.6).
+"""The per-floor working view shared by the mob and projectile updates
+(docs/rules/mobs.md#behaviour).
 
 ``update_mobs`` gathers the current floor's slots of every entity class into a ``Frame``, runs
 the class updates on it in order, and scatters the slots back. Every helper here works on small

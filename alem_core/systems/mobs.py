@@ -1,4 +1,5 @@
-"""Mob update on the current floor: melee, passive, ranged, then projectiles (GAME.md §2.6).
+"""Mob update on the current floor: melee, passive, ranged, then projectiles
+(docs/rules/mobs.md#behaviour).
 
 Reads: ``world.{floor, block, kills}``, ``mobs`` (current floor), ``players.{pos, alive,
 sleeping, resting, armour, armour_enchant, dexterity, intelligence, bow_enchant, achievements}``,
@@ -70,7 +71,8 @@ RANGED_RETREAT_GAP = 3
 
 
 def _can_enter() -> np.ndarray:
-    """(3, 8, NUM_BLOCKS) bool: mob class/type may stand on a block (GAME.md §2.5)."""
+    """(3, 8, NUM_BLOCKS) bool: mob class/type may stand on a block
+    (docs/rules/mobs.md#mob-kinds)."""
     terrain = np.zeros((3, NUM_BLOCKS), bool)
     terrain[0] = WALKABLE
     terrain[1, Block.WATER] = True

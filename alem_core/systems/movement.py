@@ -1,4 +1,4 @@
-"""Player movement and collisions between agents (GAME.md §5.2).
+"""Player movement and collisions between agents (docs/rules/step.md#movement).
 
 Reads: players.pos, players.facing, world.block (current floor), mobs (current floor).
 Writes: players.pos, players.facing.

@@ -1,4 +1,5 @@
-"""Placing tables, furnaces, stone, torches and saplings on the faced cell (GAME.md §4.3).
+"""Placing tables, furnaces, stone, torches and saplings on the faced cell
+(docs/rules/interactions.md#placing).
 
 Reads: players (pos, facing, inventory), world (block, item, light on the current floor),
 mobs, plants. Writes: world.block, world.item, world.light, players.inventory, achievements

@@ -1,4 +1,5 @@
-"""Plant growth (GAME.md §4.3): saplings ripen after 500 steps, on the overworld only.
+"""Plant growth (docs/rules/interactions.md#placing): saplings ripen after 500 steps, on the
+overworld only.
 
 Reads: plants (pos, age, alive), world.block (the overworld's hot map while the team is there).
 Writes: plants.age, world.block.

@@ -1,4 +1,5 @@
-"""Projectiles on the current floor: ranged mobs firing, mob and player projectiles (GAME.md §2.6).
+"""Projectiles on the current floor: ranged mobs firing, mob and player projectiles
+(docs/rules/mobs.md#behaviour).
 
 Called by ``mobs.update_mobs`` on its per-floor ``Frame``; all slots move at once.
 

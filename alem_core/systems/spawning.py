@@ -1,4 +1,5 @@
-"""Mob spawning on the current floor, after the mob update (GAME.md §2.6 "Spawning").
+"""Mob spawning on the current floor, after the mob update (docs/rules/mobs.md#behaviour
+"Spawning").
 
 Reads: ``world.{floor, block, kills, daylight}``, ``players.{pos, alive}``, ``mobs.{melee,
 passive, ranged}`` (current floor). Writes: ``mobs.{melee, passive, ranged}.{pos, alive,
@@ -75,7 +76,8 @@ class _Plan(NamedTuple):
 
 
 def _plans(state: State, static: StaticParams) -> tuple[_Plan, _Plan, _Plan]:
-    """The passive, melee and ranged spawn rules for the current floor (GAME.md §2.6 table)."""
+    """The passive, melee and ranged spawn rules for the current floor (docs/rules/mobs.md#behaviour
+    table)."""
     world = state.world
     floor = world.floor
     p = static.player_count

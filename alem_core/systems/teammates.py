@@ -1,4 +1,6 @@
-"""A Do aimed at a teammate: revive the dead, hurt the living (GAME.md §3.6, §4.1, §5.7).
+"""A Do aimed at a teammate: revive the dead, hurt the living
+(docs/rules/survival.md#death-and-revival, docs/rules/interactions.md#the-do-action,
+docs/rules/step.md#friendly-fire-and-revives).
 
 Reads: actions, players (pos, facing, alive, health, sleeping, sword, strength, intelligence,
 armour, armour_enchant), params.friendly_fire.

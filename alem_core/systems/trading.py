@@ -1,4 +1,5 @@
-"""Trading: GIVE transfers, then the request countdown, then new requests (GAME.md §5.6).
+"""Trading: GIVE transfers, then the request countdown, then new requests
+(docs/rules/step.md#trading).
 
 Reads: actions, players (alive, food, drink, inventory, dexterity, request, request_timer).
 Writes: players (food, drink, hunger, thirst, inventory, achievements COLLECT_FOOD /
@@ -155,5 +156,5 @@ def update_requests(state: State, actions: jax.Array) -> State:
 def trade(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """GAME.md §5.1 steps 15-16: GIVE transfers, then requests."""
+    """docs/rules/step.md#the-pipeline steps 15-16: GIVE transfers, then requests."""
     return update_requests(give(state, actions, static), actions)

@@ -1,4 +1,5 @@
-"""World generation: every floor of an episode, built at reset (GAME.md §1.4-§1.8, §10.1).
+"""World generation: every floor of an episode, built at reset (docs/rules/world.md,
+docs/rules/engine.md#keys-and-structure).
 
 The noise floors (0, 2, 5, 6, 7, 8) come from ``smooth.py`` with their biome tables, the room
 dungeons (1, 3, 4) from ``dungeon.py``; each kind is one vmapped call over its floors. The
@@ -27,11 +28,12 @@ from alem_core.worldgen.initial import potion_permutation, spawn_positions
 from alem_core.worldgen.smooth import smooth_floor
 
 KEY_SLOTS = ("alpha", "noise_floors", "room_floors", "potions", "coordination", "sites")
-"""Fixed order of the reset key split (GAME.md §10.1). Slots not used yet are still drawn, so
-adding a later stage never changes the worlds that existing seeds produce."""
+"""Fixed order of the reset key split (docs/rules/engine.md#keys-and-structure). Slots not used yet
+are still drawn, so adding a later stage never changes the worlds that existing seeds produce."""
 
 INITIAL_DAYLIGHT = 1.0 - abs(math.cos(math.pi * 0.3)) ** 3
-"""Day curve ``1 - |cos(pi (t / 300 + 0.3))|^3`` at t = 0 (about 0.80, GAME.md §10.3)."""
+"""Day curve ``1 - |cos(pi (t / 300 + 0.3))|^3`` at t = 0 (about 0.80,
+docs/rules/engine.md#day-and-night)."""
 
 
 def split_reset_key(key: jax.Array) -> dict[str, jax.Array]:
@@ -95,7 +97,8 @@ def _in_floor_order(stacks: list[jax.Array], kinds: tuple, levels: int) -> jax.A
 
 
 def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Floors:
-    """All floors' maps (GAME.md §1.4-§1.7, §6.1-§6.3) from the reset key's slots.
+    """All floors' maps (docs/rules/world.md, docs/rules/coordination.md#synchronous-mining to
+    docs/rules/coordination.md#construction-sites) from the reset key's slots.
 
     Noise floors and room dungeons are each generated in one vmapped call and spliced into
     floor order; then the coordination tasks and construction sites are drawn on every floor.

@@ -1,4 +1,5 @@
-"""Per-biome settings of the noise ("smooth") world generator, as data (GAME.md §1.5 table).
+"""Per-biome settings of the noise ("smooth") world generator, as data
+(docs/rules/world.md#noise-floors table).
 
 A ``Biome`` is a frozen dataclass registered as a pytree whose every field is a leaf. Used as a
 module constant it folds into the compiled generator; stacked with ``stack_biomes`` it becomes a
@@ -20,7 +21,7 @@ B = Block
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class Biome:
-    """Settings of one noise floor; step numbers refer to GAME.md §1.5.
+    """Settings of one noise floor; step numbers refer to docs/rules/world.md#noise-floors.
 
     Attributes:
         default_block: block where nothing else applies (step 1).
@@ -38,9 +39,9 @@ class Biome:
         ore_chances: per ore pass, the per-cell probability (step 6).
         lava_block: block of the lava pockets (step 7); only real LAVA glows (step 9).
         spawn_block: block written on every player spawn cell (step 8).
-        ladder_tile: ladders are placed only on runs of this block (step 9, GAME.md §1.7).
-        ladder_up: write LADDER_UP items (the cells are chosen either way).
-        ladder_down: write LADDER_DOWN items.
+        ladder_tile: ladders are placed only on runs of this block (step 9,
+        docs/rules/world.md#ladders-and-floor-changes). ladder_up: write LADDER_UP items (the cells
+        are chosen either way). ladder_down: write LADDER_DOWN items.
         water_strength: distance scale of the spawn-proximity term of the water field.
         water_max: cap of that term.
         mountain_strength: distance scale of the spawn-proximity term of the mountain field.

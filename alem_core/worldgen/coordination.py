@@ -1,4 +1,4 @@
-"""Coordination maps and construction sites, generated once at reset (GAME.md §6.1-§6.3).
+"""Coordination maps and construction sites, generated once at reset (docs/rules/coordination.md).
 
 The coordination map holds, per floor and cell, 0 (no task), +N (a synchronous task needing N
 agents) or -W (a handover task with a window of W steps); the soft mask marks the sync tasks a
@@ -46,7 +46,8 @@ def _task_values(key: jax.Array, shape: tuple[int, ...], params: Params, static:
 def mining_tasks(
     key: jax.Array, block: jax.Array, params: Params, static: StaticParams
 ) -> tuple[jax.Array, jax.Array]:
-    """(L, H, W) int32 coordination map and bool soft mask over the mining blocks (§6.1)."""
+    """(L, H, W) int32 coordination map and bool soft mask over the mining blocks
+    (docs/rules/coordination.md#synchronous-mining)."""
     k_pick, k_task = jax.random.split(key)
     picked = jax.random.uniform(k_pick, block.shape) < params.coordination_probability
     tasked = jnp.asarray(COORD_ELIGIBLE)[block] & picked & params.coordination_enabled
@@ -94,7 +95,8 @@ def place_sites(
     static: StaticParams,
     reserved: jax.Array,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Put CONSTRUCTION_SITE blocks and their task values on every floor (§6.3).
+    """Put CONSTRUCTION_SITE blocks and their task values on every floor
+    (docs/rules/coordination.md#construction-sites).
 
     Each site is a handover w.p. ``handover_ratio``, else sync (N as for mining) and soft w.p.
     ``soft_construction_ratio``. No site goes on a ``reserved`` cell (L, H, W). Returns the new

@@ -1,4 +1,5 @@
-"""The room-dungeon generator, GAME.md §1.6 with the ladders of §1.7 (floors 1, 3 and 4).
+"""The room-dungeon generator, docs/rules/world.md#room-dungeons with the ladders of
+docs/rules/world.md#ladders-and-floor-changes (floors 1, 3 and 4).
 
 One function, ``dungeon_floor``, builds one floor from a ``DungeonConfig``. The layout rules
 (chunk grid, room count and sizes, offsets) fix array shapes, so they live in the static
@@ -33,7 +34,8 @@ B = Block
 
 @dataclass(frozen=True)
 class RoomLayout:
-    """Shape-determining numbers of GAME.md §1.6, given for a 48 x 48 map (16-cell chunks).
+    """Shape-determining numbers of docs/rules/world.md#room-dungeons, given for a 48 x 48 map
+    (16-cell chunks).
 
     Attributes:
         chunk_grid: chunks per axis; the map is split into ``chunk_grid ** 2`` chunks.
@@ -59,7 +61,8 @@ ROOM_LAYOUT = RoomLayout()
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class DungeonConfig:
-    """What distinguishes one room dungeon from another (GAME.md §1.6 table and steps 3-7).
+    """What distinguishes one room dungeon from another (docs/rules/world.md#room-dungeons table and
+    steps 3-7).
 
     Attributes:
         special_block: block at room 0's corner + (2, 2) (PATH: none).
@@ -110,9 +113,10 @@ DUNGEON_FLOORS: tuple[int, ...] = (1, 3, 4)
 """Floor index of each entry of ``DUNGEON_CONFIGS``."""
 
 LADDER_TILE = B.PATH
-"""Dungeon ladders stand on PATH cells (GAME.md §1.6 step 7, §1.7). The rule names the block
-only, so a ladder may land on a room corner and replace its torch (the published benchmark's
-torch census agrees: about 0.5 torches fewer per floor than 32 minus the clipped corners)."""
+"""Dungeon ladders stand on PATH cells (docs/rules/world.md#room-dungeons step 7,
+docs/rules/world.md#ladders-and-floor-changes). The rule names the block only, so a ladder may land
+on a room corner and replace its torch (the published benchmark's torch census agrees: about 0.5
+torches fewer per floor than 32 minus the clipped corners)."""
 
 
 def stack_configs(configs: tuple[DungeonConfig, ...]) -> DungeonConfig:
@@ -297,7 +301,8 @@ def cosmetic_pass(
 def dungeon_floor(
     key: jax.Array, config: DungeonConfig, static: StaticParams
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    """Generate one room dungeon (GAME.md §1.6 steps 1-7, ladders of §1.7).
+    """Generate one room dungeon (docs/rules/world.md#room-dungeons steps 1-7, ladders of
+    docs/rules/world.md#ladders-and-floor-changes).
 
     Args:
         key: PRNG key of this floor.

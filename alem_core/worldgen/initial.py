@@ -1,4 +1,5 @@
-"""Initial state of an episode (GAME.md §1.8): players, empty mob slots, plants, counters.
+"""Initial state of an episode (docs/rules/world.md#initial-state): players, empty mob slots,
+plants, counters.
 
 World generation lives in ``worldgen``; this module places the team on the generated world.
 """
@@ -143,7 +144,8 @@ def roll_slot_status(
     params: Params,
     static: StaticParams,
 ) -> Entities:
-    """Pre-roll the elite/large status of every slot on every floor (GAME.md §6.4).
+    """Pre-roll the elite/large status of every slot on every floor
+    (docs/rules/coordination.md#elite-and-large-mobs).
 
     Elite w.p. ``base_probability + floor_bonus * floor``; hard w.p. ``hard_mob_probability``;
     required attackers P w.p. ``p_max_agents`` else 2 (0 for normal slots). Only rolled with

@@ -1,4 +1,4 @@
-"""Two-dimensional Perlin gradient noise (GAME.md §1.5).
+"""Two-dimensional Perlin gradient noise (docs/rules/world.md#noise-floors).
 
 One octave of classic gradient noise: a random unit gradient (uniform angle) on every point of a
 ``(res_r + 1) x (res_c + 1)`` lattice, dot products with the offsets to the four surrounding lattice

@@ -1,4 +1,5 @@
-"""The noise ("smooth") floor generator, GAME.md §1.5 steps 1-9 and the ladders of §1.7.
+"""The noise ("smooth") floor generator, docs/rules/world.md#noise-floors steps 1-9 and the ladders
+of docs/rules/world.md#ladders-and-floor-changes.
 
 One function, ``generate_smooth_floor``, builds one floor from a ``Biome``. Every biome field is
 consumed by array operations (never a Python ``if``), so the biome may be a constant (folded in at
@@ -181,7 +182,8 @@ def ladder_fallback(static: StaticParams, row_offset: int) -> np.ndarray:
 
 
 def ladder_cells(u: jax.Array, tile_ok: jax.Array, fallback: np.ndarray) -> jax.Array:
-    """(P, 2) int32 ladder cells on one row at columns c, c+2, ..., c+2(P-1) (GAME.md §1.7).
+    """(P, 2) int32 ladder cells on one row at columns c, c+2, ..., c+2(P-1)
+    (docs/rules/world.md#ladders-and-floor-changes).
 
     The start c is uniform among cells whose run of ``2P - 1`` cells (itself and the ``2P - 2``
     to its right) all satisfy ``tile_ok``: it is the argmax of the iid uniforms ``u`` (H, W) over
@@ -291,7 +293,7 @@ def smooth_floor(
 def generate_smooth_floor(
     key: jax.Array, biome: Biome, static: StaticParams
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Generate one noise floor (GAME.md §1.5 steps 1-9).
+    """Generate one noise floor (docs/rules/world.md#noise-floors steps 1-9).
 
     Args:
         key: PRNG key of this floor.

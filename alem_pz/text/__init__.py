@@ -1,4 +1,4 @@
-"""The language-agent track (TEXT_AND_EVAL.md §1-§5): text observations, the action parser, the
+"""The language-agent track (docs/language-agents.md): text observations, the action parser, the
 system prompt, the rolling prompt history, a rule-based text agent, the OpenAI-compatible team
 harness and the episode viewer.
 

@@ -1,4 +1,4 @@
-"""Canonical action names for language agents (TEXT_AND_EVAL.md §2.1).
+"""Canonical action names for language agents (docs/language-agents.md#actions-and-the-parser).
 
 The 54 fixed names are derived from ``alem_core.constants.Action`` (title case, moves named by
 compass direction), so they follow the action ids and never need a second list. Give slots are
@@ -33,7 +33,8 @@ FIXED_NAMES: tuple[str, ...] = tuple(fixed_action_name(a) for a in range(GIVE_BA
 """The 54 fixed names in action-id order."""
 
 CANONICAL_NAMES: tuple[str, ...] = (*FIXED_NAMES, BARE_GIVE)
-"""The 55 labels of TEXT_AND_EVAL.md §2.1: the fixed names and the bare "Give" (slot 0)."""
+"""The 55 labels of docs/language-agents.md#actions-and-the-parser: the fixed names and the bare
+"Give" (slot 0)."""
 
 _GIVE_PATTERN = re.compile(r"^\s*give\s*(?:to\s*)?(?:agent|teammate)[\s_-]*(\d+)\s*$", re.I)
 

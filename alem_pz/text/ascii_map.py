@@ -1,4 +1,4 @@
-"""The ASCII map option of the text observation (TEXT_AND_EVAL.md §1.6; off by default).
+"""The ASCII map option of the text observation (docs/language-agents.md#ascii-map; off by default).
 
 Replaces the "You see" list and the facing line with a 9 x 11 character grid and a legend.
 """

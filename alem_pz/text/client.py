@@ -1,5 +1,6 @@
-"""One chat-completions client per agent, on the official ``openai`` package (TEXT_AND_EVAL.md
-§5.1-§5.3), against any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs).
+"""One chat-completions client per agent, on the official ``openai`` package
+(docs/language-agents.md docs/language-agents.md#the-harness), against any OpenAI-compatible
+endpoint (vLLM, llama.cpp server, hosted APIs).
 
 Retries: exponential back-off ``retry_delay * 2**(k - 1)`` on timeouts, connection errors and HTTP
 408, 429 and 5xx; no retry on other 4xx. A request that still fails yields an empty completion
@@ -23,7 +24,8 @@ AUTH_STATUS = (401, 403)
 
 @dataclass(frozen=True)
 class ClientConfig:
-    """One agent's model endpoint and sampling settings (defaults: §4.1 and §5.1)."""
+    """One agent's model endpoint and sampling settings (defaults: docs/evaluation.md#the-protocol
+    and docs/language-agents.md#the-harness)."""
 
     model: str
     base_url: str = "http://localhost:8000/v1"

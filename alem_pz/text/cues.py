@@ -1,4 +1,4 @@
-"""Coordination cue lines of the text observation (TEXT_AND_EVAL.md §1.5).
+"""Coordination cue lines of the text observation (docs/language-agents.md#coordination-cues).
 
 Read from the same per-floor coordination map and soft mask the step uses (through
 ``alem_pz.text.view``); difficulty changes only the values shown, never the wording.

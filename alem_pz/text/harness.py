@@ -1,4 +1,5 @@
-"""Evaluate a team of language models with the published protocol (TEXT_AND_EVAL.md §4-§5).
+"""Evaluate a team of language models with the published protocol (docs/evaluation.md to
+docs/language-agents.md#the-harness).
 
 The same runner and score as the RL track: ``alem_pz.protocol.make_env`` with
 ``obs_type="text"``, ``protocol.run_episode`` on world seed 9999 + i, ``protocol.summarise``

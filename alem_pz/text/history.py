@@ -1,4 +1,4 @@
-"""The rolling prompt history of one language agent (TEXT_AND_EVAL.md §2.4-§2.7).
+"""The rolling prompt history of one language agent (docs/language-agents.md).
 
 Per agent: the last ``text_history`` observations with the action taken after each, the last
 ``comm_history`` rounds of teammates' messages (each shown with the observation it came with),
@@ -23,7 +23,8 @@ IDLE_BANNER = (
 
 @dataclass(frozen=True)
 class HistoryConfig:
-    """Prompt-builder settings (defaults: the evaluation configuration, §5.1)."""
+    """Prompt-builder settings (defaults: the evaluation configuration,
+    docs/language-agents.md#the-harness)."""
 
     text_history: int = 8
     comm_history: int = 4
@@ -44,7 +45,8 @@ class _Turn:
 
 
 def output_format(config: HistoryConfig) -> str:
-    """The output-format block appended once to the system prompt (§3 item 6)."""
+    """The output-format block appended once to the system prompt
+    (docs/language-agents.md#the-system-prompt item 6)."""
     steps = []
     if config.chain_of_thought and not config.reasoning:
         steps.append("Think first inside <think></think>: what you see, what you need, the plan.")

@@ -1,4 +1,5 @@
-"""The short-term context's vitals, attributes and inventory lines (TEXT_AND_EVAL.md §1.3)."""
+"""The short-term context's vitals, attributes and inventory lines
+(docs/language-agents.md#long-term-and-short-term-context)."""
 
 from __future__ import annotations
 

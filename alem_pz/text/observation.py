@@ -1,4 +1,5 @@
-"""The text observation of one agent (TEXT_AND_EVAL.md §1): long-term and short-term context.
+"""The text observation of one agent (docs/language-agents.md#text-observation): long-term and
+short-term context.
 
 Rendered from a host snapshot (``alem_pz.text.view``) in the core's terms: the 9 x 11 view,
 light masking at the symbolic observation's threshold, the legal-action mask for the action
@@ -40,7 +41,8 @@ from alem_pz.text.wording import (
 
 @dataclass(frozen=True)
 class TextConfig:
-    """Options of the text observation (defaults: the evaluation configuration, §5.1)."""
+    """Options of the text observation (defaults: the evaluation configuration,
+    docs/language-agents.md#the-harness)."""
 
     style: LocationStyle = field(default_factory=LocationStyle)
     ascii_map: bool = False
@@ -295,7 +297,9 @@ def level_info(s, ctx: Context) -> list[str]:
 
 
 def long_term(s, ctx: Context) -> str:
-    """The long-term context (§1.2, or §1.4's compressed form for an inactive agent)."""
+    """The long-term context (docs/language-agents.md#long-term-and-short-term-context, or
+    docs/language-agents.md#long-term-and-short-term-context's compressed form for an inactive
+    agent)."""
     me = view.player(s, ctx.agent)
     sections = [feedback_lines(ctx.feedback), status_block(s, me, ctx)]
     if condition(me) is None:
@@ -318,7 +322,8 @@ def long_term(s, ctx: Context) -> str:
 
 
 def short_term(s, ctx: Context, mask: np.ndarray | None) -> str:
-    """The short-term context (§1.3): vitals, attributes, inventory, available actions."""
+    """The short-term context (docs/language-agents.md#long-term-and-short-term-context): vitals,
+    attributes, inventory, available actions."""
     me = view.player(s, ctx.agent)
     parts = [status_lines(me), inventory_lines(me)]
     if ctx.config.show_affordances and mask is not None:

@@ -1,4 +1,4 @@
-"""The one shared reply parser (TEXT_AND_EVAL.md §2.2-§2.6): action, message, note, reasoning.
+"""The one shared reply parser (docs/language-agents.md): action, message, note, reasoning.
 
 ``parse_action_name`` is the multi-strategy extractor; the first strategy that yields a name
 wins. It validates against every canonical name (never against the currently legal actions: an
@@ -110,8 +110,9 @@ def extract_tag(reply: str, tag: str) -> tuple[bool, str]:
 
 
 def plan_text(reply: str, reasoning: str | None = None) -> str:
-    """The step's reasoning for the plan memory (§2.6): the reasoning field if present, else the
-    reply without its action/communication/scratchpad tags and with ``<think>`` unwrapped."""
+    """The step's reasoning for the plan memory (docs/language-agents.md#messages-and-notes): the
+    reasoning field if present, else the reply without its action/communication/scratchpad tags and
+    with ``<think>`` unwrapped."""
     if reasoning and reasoning.strip():
         return reasoning.strip()
     if not isinstance(reply, str):

@@ -1,4 +1,5 @@
-"""Play one seat in the terminal reading the same text a language model reads (§6.2).
+"""Play one seat in the terminal reading the same text a language model reads
+(docs/playing.md#text-play).
 
     alem-play --text --seat 1 --difficulty easy --seed 3
 

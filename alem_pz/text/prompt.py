@@ -1,4 +1,5 @@
-"""The system prompt, generated from the rule tables and params the step uses (TEXT_AND_EVAL.md §3).
+"""The system prompt, generated from the rule tables and params the step uses
+(docs/language-agents.md#the-system-prompt).
 
 Every number in it is read from ``alem_core`` (recipe and structure tables, mining tiers, role
 gates and perks, capacities, params such as the handover window and the gate chances in force),

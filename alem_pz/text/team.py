@@ -1,6 +1,7 @@
-"""A team of language agents as one batched policy for the evaluation runner (TEXT_AND_EVAL.md
-§5.4): each step every agent's request is sent concurrently, replies go through the shared
-parser, messages are delivered the next step, and every request is traced and accounted for.
+"""A team of language agents as one batched policy for the evaluation runner
+(docs/language-agents.md docs/language-agents.md#the-harness): each step every agent's request is
+sent concurrently, replies go through the shared parser, messages are delivered the next step, and
+every request is traced and accounted for.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def _rate(counter: Counter) -> float | None:
 
 
 def retry_prompt(config: HistoryConfig) -> str:
-    """The correction sent after a reply without a valid action (§2.3)."""
+    """The correction sent after a reply without a valid action
+    (docs/language-agents.md#actions-and-the-parser)."""
     order = (
         "first <think>...</think>, then "
         if config.chain_of_thought and not config.reasoning

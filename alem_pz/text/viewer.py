@@ -1,4 +1,4 @@
-"""A self-contained HTML viewer for one episode's trace (TEXT_AND_EVAL.md §5.5).
+"""A self-contained HTML viewer for one episode's trace (docs/language-agents.md#run-directories).
 
 One file per episode, no server and no network: the trace is embedded as JSON and a small
 script steps through it. Per step, each agent's card shows its frame (its 9 x 11 view as an

@@ -1,4 +1,5 @@
-"""Names and relative-location wording of the text observation (TEXT_AND_EVAL.md §1.2, §1.8-§1.9).
+"""Names and relative-location wording of the text observation
+(docs/language-agents.md#long-term-and-short-term-context to docs/rules/world.md#floors).
 
 Names come from the core's enums (lower case, spaces for underscores), so a new block or
 achievement is named without a second table. Location settings are those of the evaluation
@@ -22,7 +23,8 @@ FLOOR_NAMES = (
     "Ice Realm",
     "Graveyard",
 )
-"""Decision 2 (§1.9): floor 1 is the Dungeon, floor 2 the Gnomish Mines, everywhere."""
+"""Decision 2 (docs/rules/world.md#floors): floor 1 is the Dungeon, floor 2 the Gnomish Mines,
+everywhere."""
 
 MOB_NAMES = {
     MobClass.MELEE: (
@@ -35,7 +37,8 @@ MOB_NAMES = {
     ),
     MobClass.PASSIVE: ("cow", "bat", "snail", "buffalo", "large_cow"),
 }  # fmt: skip
-"""Mob name by class and type id (§1.2 item 5)."""
+"""Mob name by class and type id (docs/language-agents.md#long-term-and-short-term-context item
+5)."""
 
 ITEM_NAMES = {
     Item.TORCH: "placed torch",
@@ -93,7 +96,8 @@ def floor_location(floor: int) -> str:
 
 @dataclass(frozen=True)
 class LocationStyle:
-    """Relative-location settings (§1.8); defaults are the evaluation configuration's."""
+    """Relative-location settings (docs/language-agents.md#long-term-and-short-term-context);
+    defaults are the evaluation configuration's."""
 
     precise: bool = True
     exact_coordinates: bool = True

@@ -1,4 +1,5 @@
-"""The one functional interface every experiment task is trained through (ALGORITHMS.md 5.1).
+"""The one functional interface every experiment task is trained through
+(docs/training.md#objectives 5.1).
 
 A ``TaskEnv`` is a bundle of pure, jittable functions over one world of N agents. The trainers
 in ``alem_train.experiment`` only see this bundle, so the T0 matrix games and the alem drills
@@ -11,7 +12,7 @@ Conventions:
 - ``step(key, state, actions [N] int32) -> (obs, state, team_reward () float32, done () bool)``;
   the team reward is the scalar every agent shares (the drills are shared-reward worlds).
 - ``action_mask(state) -> [N, A] bool`` and ``acting(state) -> [N] bool``: the agents whose
-  action the world consumes this step (the active set of ALGORITHMS.md 4.1).
+  action the world consumes this step (the active set of docs/training.md#objectives 4.1).
 - ``success_return``: a rollout whose team return reaches it counts as a coordinated success.
 """
 

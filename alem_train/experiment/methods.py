@@ -1,11 +1,12 @@
-"""The compared methods of ALGORITHMS.md 5.2, each one update over freshly collected groups.
+"""The compared methods of docs/training.md#objectives 5.2, each one update over freshly collected
+groups.
 
 Every method uses the same actor (2 x ``hidden`` tanh MLP over obs + agent id), Adam with the
 same global-norm clip, the same B x G rollouts per collection and the same number of epochs of
 full-batch gradient steps per batch. What differs is only the objective and, for the
 sequential methods, the order of updates and which data each agent's update sees.
 
-Conventions fixed here (ALGORITHMS.md 5.6 asks that they be reported):
+Conventions fixed here (docs/training.md#objectives 5.6 asks that they be reported):
 
 - outcome advantage: ``group_norm_adv`` over the G rollouts of a world, ``ddof=1`` (as torch
   and verl), group size 1 gives 0 (``singleton="zero"``), ``eps=1e-6``;

@@ -1,4 +1,4 @@
-"""Team policies and group rollouts in the ALGORITHMS.md 4.1 layout ([B, G, T, N]).
+"""Team policies and group rollouts in the docs/training.md#objectives 4.1 layout ([B, G, T, N]).
 
 A group is G rollouts that start from the same reset key (the same world) and differ only in
 the actions sampled, so a group-normalised advantage compares joint behaviours on one world.

@@ -1,4 +1,5 @@
-"""The coordination-gap experiment (ALGORITHMS.md 5.3): tune on 3 seeds, report on fresh seeds.
+"""The coordination-gap experiment (docs/training.md#objectives 5.3): tune on 3 seeds, report on
+fresh seeds.
 
 Run from the repository root::
 
@@ -10,10 +11,10 @@ Run from the repository root::
 ``tune`` trains every method on every grid point; ``final`` takes each (task, method)'s best
 grid point by its mean tuning score (``SELECT_BY``) and trains it on the given seeds;
 ``ablation`` does the same with the group size and/or δ replaced by each of the given values
-(ALGORITHMS.md 5.3's G = 2 and 16 on T0, the δ sweep of H3); ``summary`` writes IQM and mean
-with 95 % bootstrap intervals per (task, method), and per variant for the ablations. Everything
-is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config and the git
-SHA; ``curves.csv``: one row per update, ``keeps_curves``). A run already in ``runs.csv`` is
+(docs/training.md#objectives 5.3's G = 2 and 16 on T0, the δ sweep of H3); ``summary`` writes IQM
+and mean with 95 % bootstrap intervals per (task, method), and per variant for the ablations.
+Everything is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config and
+the git SHA; ``curves.csv``: one row per update, ``keeps_curves``). A run already in ``runs.csv`` is
 skipped, so an interrupted command resumes where it stopped.
 """
 
@@ -34,7 +35,7 @@ from alem_train.experiment.tasks import TASKS, task_budget
 from alem_train.experiment.train import train_run
 
 GRID = {"lr": (1e-4, 3e-4, 1e-3), "eps": (0.1, 0.2), "beta": (0.0, 1e-3), "delta": (0.005, 0.02)}
-"""ALGORITHMS.md 5.3's grid; ``delta`` applies to the sequential methods only."""
+"""docs/training.md#objectives 5.3's grid; ``delta`` applies to the sequential methods only."""
 CUT_GRID = {"lr": GRID["lr"], "eps": (0.2,), "beta": (0.0,), "delta": (0.02,)}
 """What ``--grid lr`` keeps (for the alem drills, whose runs cost minutes): lr only."""
 CONFIG_KEYS = tuple(f for f in MethodConfig.__dataclass_fields__ if f != "method")

@@ -1,4 +1,5 @@
-"""The sequential methods of ALGORITHMS.md 5.2 on a ``TaskEnv``, driven by ``team_tr_stage``.
+"""The sequential methods of docs/training.md#objectives 5.2 on a ``TaskEnv``, driven by
+``team_tr_stage``.
 
 - ``seqtr_stale``: agents updated one by one in a random order, all on the batch collected at
   the stage start (the stale-occupancy pattern), each under the same exact-KL early stop;

@@ -2,8 +2,8 @@
 
 Every method is charged for the env steps of the batches it trains on; the sequential methods'
 diagnostic probe batches are counted apart (``probe_env_steps``). Optimiser steps are
-reported too (ALGORITHMS.md 5.3: equal env steps, gradient steps reported). The curve has
-one row per update (a simultaneous update or a sequential stage) with the on-policy success
+reported too (docs/training.md#objectives 5.3: equal env steps, gradient steps reported). The curve
+has one row per update (a simultaneous update or a sequential stage) with the on-policy success
 rate of the batch it trained on; the final score is a separate evaluation on fresh worlds.
 """
 

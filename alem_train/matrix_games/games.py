@@ -1,4 +1,5 @@
-"""T0 drills: one-shot matrix coordination games as a pure JAX functional env (ALGORITHMS.md 5.1).
+"""T0 drills: one-shot matrix coordination games as a pure JAX functional env
+(docs/training.md#objectives 5.1).
 
 Two-agent games (A = 3 actions, rows = agent 0, columns = agent 1):
 

@@ -1,4 +1,4 @@
-"""Team policy-optimisation objectives as pure JAX functions (ALGORITHMS.md 4).
+"""Team policy-optimisation objectives as pure JAX functions (docs/training.md#objectives 4).
 
 Conventions and caveats: ``alem_train/README.md``.
 """

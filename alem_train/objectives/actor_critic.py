@@ -1,7 +1,7 @@
 """MAPPO/IPPO pieces: GAE, the PPO actor loss, the clipped value loss and the entropy bonus.
 
-ALGORITHMS.md 4.2, item 10. The critic itself (centralised for MAPPO: global state or the
-concatenated observations plus the agent id; per agent for IPPO) is the caller's network; these
+docs/training.md#objectives 4.2, item 10. The critic itself (centralised for MAPPO: global state or
+the concatenated observations plus the agent id; per agent for IPPO) is the caller's network; these
 functions only take its values.
 """
 

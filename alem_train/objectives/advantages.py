@@ -1,4 +1,4 @@
-"""Critic-free, group-relative advantages (ALGORITHMS.md 4.2, items 1-4).
+"""Critic-free, group-relative advantages (docs/training.md#objectives 4.2, items 1-4).
 
 A *group* is the G rollouts of one row b that share a reset key, so the group axis is axis 1 of
 every array here. Two conventions change results and are therefore parameters without defaults:

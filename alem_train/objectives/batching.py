@@ -1,4 +1,4 @@
-"""Event-atomic mini-batching for SRPO (ALGORITHMS.md 2.3 item 5 and 4.2 item 8).
+"""Event-atomic mini-batching for SRPO (docs/training.md#objectives 2.3 item 5 and 4.2 item 8).
 
 SRPO's set ratio needs every member of an event in the same mini-batch, so rows are partitioned
 by event, never by (event, agent). This is host-side index bookkeeping (numpy), not traced code.

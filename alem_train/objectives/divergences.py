@@ -1,4 +1,4 @@
-"""KL divergences between policies (ALGORITHMS.md 4.2, items 5-6).
+"""KL divergences between policies (docs/training.md#objectives 4.2, items 5-6).
 
 Sample estimators of KL(p || ref) from one action sampled from p, given ``logp = log p(a)`` and
 ``logp_ref = log ref(a)``, following Schulman's k1/k2/k3 naming:

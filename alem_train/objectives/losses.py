@@ -1,4 +1,5 @@
-"""Clipped policy losses: independent GRPO and setwise SRPO (ALGORITHMS.md 4.2, items 7-8).
+"""Clipped policy losses: independent GRPO and setwise SRPO (docs/training.md#objectives 4.2, items
+7-8).
 
 Both return ``(loss, metrics)``: a scalar to *minimise* and a dict of scalars with at least
 ``clip_frac`` (share of rows whose clipped branch is binding, so their gradient is 0),
@@ -19,7 +20,8 @@ Conventions (they change results, so they are arguments):
   over events with K_e > 0 only. Its KL term (off by default) is **our addition**, not the
   paper's: ``beta`` times the member-mean k3 per event, averaged over events.
 
-SRPO's formulas come from a secondary summary of arXiv 2609.08452 (see ALGORITHMS.md 2.1).
+SRPO's formulas come from a secondary summary of arXiv 2609.08452 (see docs/training.md#objectives
+2.1).
 """
 
 from __future__ import annotations

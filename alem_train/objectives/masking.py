@@ -1,4 +1,5 @@
-"""Masks and masked reductions shared by every objective (ALGORITHMS.md 4.1 data contract).
+"""Masks and masked reductions shared by every objective (docs/training.md#objectives 4.1 data
+contract).
 
 Shapes: B groups x G rollouts per group x T steps x N agents. ``act`` [B,G,T,N] marks the agents
 whose action the env consumed at that step; ``valid`` [B,G,T] marks steps before the episode end.

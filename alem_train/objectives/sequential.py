@@ -1,4 +1,5 @@
-"""Per-agent pieces of sequential (agent-by-agent) trust-region updates (ALGORITHMS.md 4.2, item 9).
+"""Per-agent pieces of sequential (agent-by-agent) trust-region updates (docs/training.md#objectives
+4.2, item 9).
 
 ``seq_tr_agent_loss`` is IGRPO restricted to one agent's rows; ``happo_factor`` is HAPPO's
 joint-action correction (Kuba et al., arXiv 2109.11251): agent i's advantage is multiplied by the

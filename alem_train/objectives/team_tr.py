@@ -1,10 +1,12 @@
-"""TeamTR-style sequential trust-region stage driver (ALGORITHMS.md 1.5 and 4.2, item 9).
+"""TeamTR-style sequential trust-region stage driver (docs/training.md#objectives 1.5 and 4.2, item
+9).
 
 This is **our re-implementation of the algorithm described in the TeamTR paper** (arXiv
 2605.15207): agents are updated one after another in an order sigma, each on rollouts of the
 *current* (partly updated) team, under a per-agent KL bound delta. TeamTR's released code does
 not implement this loop (no delta constraint, no early stop, no shared-context training; see
-ALGORITHMS.md 1.4), so nothing here is taken from it and results must not be labelled as theirs.
+docs/training.md#objectives 1.4), so nothing here is taken from it and results must not be labelled
+as theirs.
 
 One stage, for k = 1..n with agent i = sigma_k:
 

@@ -1,4 +1,5 @@
-"""One agent's sub-step of a TeamTR-style stage as one compiled function (ALGORITHMS.md 4.2, 9).
+"""One agent's sub-step of a TeamTR-style stage as one compiled function
+(docs/training.md#objectives 4.2, 9).
 
 ``agent_substep`` runs in one ``jax.jit`` everything ``team_tr_stage`` does for agent i between
 two collections: the group-normalised advantage, the HAPPO factor, up to ``max_epochs``

@@ -10,7 +10,7 @@ from jax import Array
 
 
 class Rollout(NamedTuple):
-    """A batch in the ALGORITHMS.md 4.1 layout, plus what the policy reads."""
+    """A batch in the docs/training.md#objectives 4.1 layout, plus what the policy reads."""
 
     obs: Any  # pytree; only ``policy_logits`` reads it
     actions: Array  # [B,G,T,N] int, the sampled actions

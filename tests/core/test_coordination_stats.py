@@ -1,4 +1,6 @@
-"""Generated coordination tasks match the spec's probabilities (GAME.md §6.1, §6.3, §6.7).
+"""Generated coordination tasks match the spec's probabilities
+(docs/rules/coordination.md#synchronous-mining, docs/rules/coordination.md#construction-sites,
+docs/rules/difficulty.md#randomised-alpha).
 
 20 seeds per difficulty on the overworld (48 x 48, one floor so generation stays cheap; floor 0
 is generated the same way in the 9-floor world). Every count is checked against a binomial

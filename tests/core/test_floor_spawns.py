@@ -1,5 +1,6 @@
-"""Mobs spawned on every floor of the default world follow the floor's spawn table (GAME.md
-§1.4, §2.6): the team is moved to each floor and left standing for 120 steps."""
+"""Mobs spawned on every floor of the default world follow the floor's spawn table
+(docs/rules/index.md docs/rules/world.md#floors, docs/rules/mobs.md#behaviour): the team is moved to
+each floor and left standing for 120 steps."""
 
 from __future__ import annotations
 

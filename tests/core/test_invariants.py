@@ -58,8 +58,9 @@ def test_only_a_revive_brings_an_agent_back_and_termination_follows(rollout):
     _, (final, traces), _ = rollout
     alive = np.asarray(traces["alive"])  # (worlds, T, P)
     returns = (alive[:, 1:] & ~alive[:, :-1]).sum(axis=1)  # (worlds, P)
-    # Revives are legal (GAME.md §3.6); every return to life must be a counted revive (a revived
-    # agent may also die again within its revive step, so the count can be larger).
+    # Revives are legal (docs/rules/survival.md#death-and-revival); every return to life must be a
+    # counted revive (a revived agent may also die again within its revive step, so the count can be
+    # larger).
     assert (returns <= np.asarray(final.stats.times_revived)).all()
     terminated = np.asarray(traces["terminated"])
     np.testing.assert_array_equal(terminated[..., 0], ~alive.any(axis=-1))
@@ -128,7 +129,8 @@ def test_rest_is_always_offered_but_only_a_hurt_agent_rests(rollout):
     )
     state = dataclasses.replace(state, players=players)
     mask = np.asarray(alem_core.action_mask(state, PARAMS, SMALL))
-    assert mask[:, alem_core.Action.REST].all()  # GAME.md §8.3: REST is always legal
+    # docs/rules/observations.md#action-mask: REST is always legal
+    assert mask[:, alem_core.Action.REST].all()
     rest = jnp.full(3, alem_core.Action.REST, jnp.int32)
     after = start_sleep_and_rest(state, rest, None, None, SMALL)
     np.testing.assert_array_equal(after.players.resting, [True, False, False])

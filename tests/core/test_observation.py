@@ -1,4 +1,5 @@
-"""The symbolic observation (GAME.md §8.1): sizes, channels, dashboard, directions, own state."""
+"""The symbolic observation (docs/rules/observations.md#symbolic-observation): sizes, channels,
+dashboard, directions, own state."""
 
 from __future__ import annotations
 
@@ -247,7 +248,8 @@ def test_vmap_over_a_batch_of_worlds():
 
 
 def test_layout_table_matches_the_spec():
-    """GAME.md §8.1 offsets, P = 3, nc = 0: readers use ``obs_layout``, so it must be right."""
+    """docs/rules/observations.md#symbolic-observation offsets, P = 3, nc = 0: readers use
+    ``obs_layout``, so it must be right."""
     layout = obs_layout(StaticParams())
     assert layout["map"] == slice(0, 9603)
     assert layout["dashboard"] == slice(9603, 9603 + 3 * 14)

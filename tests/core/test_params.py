@@ -1,4 +1,5 @@
-"""Params: the difficulty presets and the α-derived values (GAME.md §1.3, decision 6)."""
+"""Params: the difficulty presets and the α-derived values (docs/rules/difficulty.md#the-presets,
+decision 6)."""
 
 from __future__ import annotations
 

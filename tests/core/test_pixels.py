@@ -1,4 +1,5 @@
-"""Pixel observations (GAME.md §8.2): layout, bounds, transforms, and what light does to them.
+"""Pixel observations (docs/rules/observations.md#pixel-observation): layout, bounds, transforms,
+and what light does to them.
 
 One tiny world (16 x 16, one floor, 3 agents). The image of each agent is, top to bottom, the
 teammate strip (2 rows of tiles for P = 3), the 9 x 11 map, the 4-row panel, at 10 px a tile:

@@ -1,7 +1,8 @@
-"""The score (GAME.md §9, TEXT_AND_EVAL.md §4.3) on hand-made final states.
+"""The score (docs/rules/score.md, docs/evaluation.md#metrics) on hand-made final states.
 
-Every expected fraction is worked out by hand from the tables of GAME.md §2.4 (weights 1/3/5/8,
-376 = 217 normal + 159 coordination) rather than read back from ``score_tables``.
+Every expected fraction is worked out by hand from the tables of
+docs/rules/achievements.md#every-achievement (weights 1/3/5/8, 376 = 217 normal + 159 coordination)
+rather than read back from ``score_tables``.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def test_overworld_only_world_counts_57_achievements():
 
 
 def test_role_aligned_and_cross_role_counts():
-    # Agent 0 warrior, 1 forager, 2 miner (GAME.md §5.4).
+    # Agent 0 warrior, 1 forager, 2 miner (docs/rules/roles.md).
     unlocks = {
         0: [A.MAKE_STONE_SWORD, A.COLLECT_DRINK, A.COLLECT_WOOD],  # aligned, cross, shared
         1: [A.EAT_COW],  # aligned

@@ -1,4 +1,5 @@
-"""Soft specialisation (GAME.md §5.4): the gate table, perks, hard and soft gates, the mask."""
+"""Soft specialisation (docs/rules/roles.md): the gate table, perks, hard and soft gates, the
+mask."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ SPEC_ACTION_GATES = {
     Action.ENCHANT_SWORD: W,
     Action.ENCHANT_BOW: W,
 }
-"""GAME.md §5.4's gated actions; every other fixed action is ungated."""
+"""docs/rules/roles.md's gated actions; every other fixed action is ungated."""
 
 
 def test_gate_table_is_the_spec_table():

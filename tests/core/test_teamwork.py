@@ -1,4 +1,5 @@
-"""End to end: a forager who shares water keeps a hard-gated team alive longer (GAME.md §5.4, §5.6).
+"""End to end: a forager who shares water keeps a hard-gated team alive longer (docs/rules/roles.md,
+docs/rules/step.md#trading).
 
 Under hard gates only the forager can drink. On a sand pocket walled in by stone (so no mob
 can spawn), the forager stands at the water; the warrior and the miner cannot reach any drink

@@ -1,4 +1,6 @@
-"""World generation (GAME.md §1.5, §1.7, §1.8): shapes, determinism, spawn area, ladders, census.
+"""World generation (docs/rules/world.md#noise-floors,
+docs/rules/world.md#ladders-and-floor-changes, docs/rules/world.md#initial-state): shapes,
+determinism, spawn area, ladders, census.
 
 The 20-seed batch is generated once (one jit + vmap compile) and shared by the module.
 """
@@ -111,7 +113,7 @@ def test_team_wide_values(batch):
     assert (batch.kills[:, 1:] == 0).all()
     day0 = 1.0 - abs(math.cos(math.pi * 0.3)) ** 3
     np.testing.assert_allclose(batch.daylight, day0, atol=1e-6)
-    assert abs(day0 - 0.80) < 0.01  # GAME.md §1.8 "≈ 0.80"
+    assert abs(day0 - 0.80) < 0.01  # docs/rules/world.md#initial-state "≈ 0.80"
     assert (np.sort(batch.potion_effect, axis=1) == np.arange(6)).all()
     assert not (batch.coord != 0).any() and not batch.soft.any()
 
@@ -311,7 +313,8 @@ def test_deeper_biomes_have_both_ladders(biome_floors, biome):
 
 def test_biome_specifics(biome_floors):
     ice = biome_floors[ICE][0]
-    assert not np.isin(ice, [Block.GRASS, Block.PATH]).any()  # GAME.md §1.5 "no grass/path"
+    # docs/rules/world.md#noise-floors "no grass/path"
+    assert not np.isin(ice, [Block.GRASS, Block.PATH]).any()
     boss_block, boss_item, _ = biome_floors[BOSS]
     spawn = np.asarray(spawn_positions(STATIC))
     assert (boss_block[spawn[:, 0], spawn[:, 1]] == Block.NECROMANCER).all()

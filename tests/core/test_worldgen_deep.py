@@ -1,4 +1,5 @@
-"""Floors 1-8 at reset (GAME.md §1.4-§1.7, §6.1-§6.3): statistics over 20 seeds and exact rules.
+"""Floors 1-8 at reset (docs/rules/world.md, docs/rules/coordination.md#synchronous-mining to
+docs/rules/coordination.md#construction-sites): statistics over 20 seeds and exact rules.
 
 Noise floors, ladders, light, sites and coordination maps of every floor; the room dungeons' own
 rules are in ``test_worldgen_rooms.py``. The 20 worlds come from ``deep_worlds.py`` (one compile
@@ -51,7 +52,7 @@ ALLOWED = {
     7: {B.ICE_GRASS, B.WATER, B.STONE, B.ICE_SHRUB, B.DIAMOND, B.SAPPHIRE},
     # Graveyard: walls, moss on walls, three grave kinds, one necromancer per player.
     8: {B.PATH, B.WALL, B.WALL_MOSS, B.GRAVE, B.GRAVE2, B.GRAVE3, B.NECROMANCER},
-    # Dungeons: rooms, corridors and their furniture (GAME.md §1.6 table).
+    # Dungeons: rooms, corridors and their furniture (docs/rules/world.md#room-dungeons table).
     1: {B.PATH, B.WALL, B.WALL_MOSS, B.DARKNESS, B.CHEST, B.FOUNTAIN},
     3: {B.PATH, B.WALL, B.WALL_MOSS, B.DARKNESS, B.CHEST, B.WATER, B.ENCHANTMENT_TABLE_ICE},
     4: {B.PATH, B.WALL, B.WALL_MOSS, B.DARKNESS, B.CHEST, B.FOUNTAIN, B.ENCHANTMENT_TABLE_FIRE},
@@ -102,7 +103,8 @@ def test_light_on_lit_and_dark_floors(floors):
             assert (floors.light[i, floor][~near & ~lava] == 0).all(), (floor, i)
 
 
-# --- ladders (GAME.md §1.7) ----------------------------------------------------------------------
+# --- ladders (docs/rules/world.md#ladders-and-floor-changes)
+# ----------------------------------------------------------------------
 
 LADDER_TILE = {0: B.PATH, 1: B.PATH, 2: B.PATH, 3: B.PATH, 4: B.PATH, 5: B.PATH}
 LADDER_TILE |= {6: B.FIRE_GRASS, 7: B.ICE_GRASS, 8: B.PATH}
@@ -145,7 +147,8 @@ def test_necromancers_on_the_boss_floor(floors):
     assert not (floors.ladders[:, 8, 1] == spawn[None]).all(axis=-1).any()
 
 
-# --- construction sites and coordination maps (GAME.md §6.1, §6.3) -------------------------------
+# --- construction sites and coordination maps (docs/rules/coordination.md#synchronous-mining,
+# docs/rules/coordination.md#construction-sites) -------------------------------
 
 
 def test_sites_per_floor(floors):
@@ -176,9 +179,9 @@ def test_mining_tasks_on_every_floor(floors):
 
 # --- noise floors: census bands ------------------------------------------------------------------
 
-# Ore passes run in order on their requirement block, so (GAME.md §1.5 table) the share of ore k
-# among the requirement-like cells is chance_k x prod_{j<k} (1 - chance_j); lava, sites and
-# ladders replace cells whatever their ore, so the shares are unbiased.
+# Ore passes run in order on their requirement block, so (docs/rules/world.md#noise-floors table)
+# the share of ore k among the requirement-like cells is chance_k x prod_{j<k} (1 - chance_j); lava,
+# sites and ladders replace cells whatever their ore, so the shares are unbiased.
 ORE_SHARES = {
     2: {B.COAL: 0.04, B.IRON: 0.02 * 0.96, B.DIAMOND: 0.005 * 0.96 * 0.98},
     5: {B.COAL: 0.04, B.IRON: 0.03 * 0.96, B.DIAMOND: 0.01 * 0.96 * 0.97},

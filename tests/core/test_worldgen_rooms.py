@@ -1,4 +1,5 @@
-"""Room dungeons, floors 1, 3, 4 (GAME.md §1.6): census over 20 seeds and the rooms' own rules.
+"""Room dungeons, floors 1, 3, 4 (docs/rules/world.md#room-dungeons): census over 20 seeds and the
+rooms' own rules.
 
 The worlds come from ``deep_worlds.py`` (one compile per test process). Each band is derived in a
 comment from the spec's rules and numbers; per-cell shares are binomials pooled over 20 worlds.

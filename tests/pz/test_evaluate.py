@@ -1,4 +1,5 @@
-"""The evaluation runner (TEXT_AND_EVAL.md §4.1): protocol, summary JSON, bootstrap, baselines."""
+"""The evaluation runner (docs/evaluation.md#the-protocol): protocol, summary JSON, bootstrap,
+baselines."""
 
 from __future__ import annotations
 

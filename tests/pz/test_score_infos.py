@@ -1,5 +1,5 @@
 """The per-agent infos (``alem_pz.infos``): the same flat keys on every step, and the episode
-score as one (K,) row under ``"score"``, zero until the last step (GAME.md §9)."""
+score as one (K,) row under ``"score"``, zero until the last step (docs/rules/score.md)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def test_the_score_row_is_zero_until_the_truncation_step(make_env):
     _, _, _, truncs, infos = _noop(env)
     assert all(truncs.values()) and env.agents == []
     column = {k: i for i, k in enumerate(env.score_keys)}
-    # One floor: 57 eligible achievements (GAME.md §2.4); the shelter build weighs 5 of 159.
+    # One floor: 57 eligible achievements (docs/rules/achievements.md#every-achievement); the
+    # shelter build weighs 5 of 159.
     assert infos["agent_2"]["score"][column["Team/achievement_pct"]] == pytest.approx(1 / 57)
     assert infos["agent_0"]["score"][column["Team/coord_reward_pct_of_max"]] == pytest.approx(
         5 / 159

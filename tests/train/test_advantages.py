@@ -1,4 +1,4 @@
-"""Group-relative advantages: ALGORITHMS.md 4.3, GRPO advantage properties."""
+"""Group-relative advantages: docs/training.md#objectives 4.3, GRPO advantage properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""KL estimators and exact KL: ALGORITHMS.md 4.3, k3 facts."""
+"""KL estimators and exact KL: docs/training.md#objectives 4.3, k3 facts."""
 
 from __future__ import annotations
 

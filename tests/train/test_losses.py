@@ -1,4 +1,5 @@
-"""IGRPO clipped surrogate: ALGORITHMS.md 4.3, clipped-surrogate gradient facts and metrics."""
+"""IGRPO clipped surrogate: docs/training.md#objectives 4.3, clipped-surrogate gradient facts and
+metrics."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SRPO: ALGORITHMS.md 4.3, every listed SRPO property, and event-atomic mini-batches."""
+"""SRPO: docs/training.md#objectives 4.3, every listed SRPO property, and event-atomic
+mini-batches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TeamTR-style stage driver: ALGORITHMS.md 4.3 driver tests, on tabular one-shot policies."""
+"""TeamTR-style stage driver: docs/training.md#objectives 4.3 driver tests, on tabular one-shot
+policies."""
 
 from __future__ import annotations
 

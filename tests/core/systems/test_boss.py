@@ -1,4 +1,6 @@
-"""The boss floor (GAME.md §2.6, §3.2, §4.1, §7.2, §8.1) on hand-built graveyards.
+"""The boss floor (docs/rules/mobs.md#behaviour, docs/rules/survival.md#needs-and-regeneration,
+docs/rules/interactions.md#the-do-action, docs/rules/rewards.md#termination-and-truncation,
+docs/rules/observations.md#symbolic-observation) on hand-built graveyards.
 
 Tiny worlds (16 x 16, nine floors: the boss is on floor 8) with the team put straight onto
 the boss floor's hot maps; one test steps the default world through the whole pipeline.

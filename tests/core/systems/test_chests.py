@@ -1,5 +1,6 @@
-"""Chest loot (GAME.md §4.5): every loot row from hand-made draws, the role gates (§5.4), the
-first-chest bow and book per (floor, player), and opening through the Do phase.
+"""Chest loot (docs/rules/interactions.md#chest-loot): every loot row from hand-made draws, the role
+gates (docs/rules/roles.md), the first-chest bow and book per (floor, player), and opening through
+the Do phase.
 
 The loot is a pure function of the step's shared draws (``chest_loot``), so each row is forced
 by choosing its three uniforms (hit, option, amount); rows not under test get a miss.

@@ -1,4 +1,5 @@
-"""One-hot radio (GAME.md §5.5): a message is seen for exactly one observation, by everyone."""
+"""One-hot radio (docs/rules/step.md#communication): a message is seen for exactly one observation,
+by everyone."""
 
 from __future__ import annotations
 

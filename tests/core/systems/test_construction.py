@@ -1,4 +1,5 @@
-"""Construction sites (GAME.md §6.3): sync groups with one payer, handover builds, refunds.
+"""Construction sites (docs/rules/coordination.md#construction-sites): sync groups with one payer,
+handover builds, refunds.
 
 . . . . .
 . 0 S 1 .      site S at (1,2); agent 0 at (1,1) facing right, agent 1 at (1,3) facing

@@ -1,4 +1,5 @@
-"""Potions and books (GAME.md §4.4): the colour -> effect permutation, READ_BOOK, their mask rows.
+"""Potions and books (docs/rules/interactions.md#potions-books-spells): the colour -> effect
+permutation, READ_BOOK, their mask rows.
 
 Agents 0 warrior, 1 forager, 2 miner stand on grass with health 9, mana 9, energy 9 (defaults).
 """
@@ -29,7 +30,8 @@ EFFECT = {
     4: ("energy", 8),
     5: ("energy", -3),
 }
-"""GAME.md §4.4's effect list, written out independently of tables.py."""
+"""docs/rules/interactions.md#potions-books-spells's effect list, written out independently of
+tables.py."""
 COLOURS = ["red", "green", "blue", "pink", "cyan", "yellow"]
 NOOP = Action.NOOP
 

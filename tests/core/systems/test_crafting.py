@@ -1,4 +1,4 @@
-"""Crafting from the recipe table (GAME.md §4.2) on hand-built maps.
+"""Crafting from the recipe table (docs/rules/interactions.md#crafting) on hand-built maps.
 
 Map: a crafting table at (0,2) and a furnace at (0,3); agents at (1,1) warrior, (1,2) forager,
 (1,3) miner: all three stand next to the table, and the forager and miner next to the furnace.

@@ -1,4 +1,5 @@
-"""Elite and large mobs (GAME.md §6.4): multipliers by attackers k against the required count.
+"""Elite and large mobs (docs/rules/coordination.md#elite-and-large-mobs): multipliers by attackers
+k against the required count.
 
 . 1 .
 0 M .      mob M at (1,2): agent 0 (warrior, 2 damage unarmed) at (1,1) facing right,

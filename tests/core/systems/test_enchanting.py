@@ -1,4 +1,5 @@
-"""Enchanting at the fire and ice tables (GAME.md §4.4), its gate (§5.4) and mask row (§8.3).
+"""Enchanting at the fire and ice tables (docs/rules/interactions.md#potions-books-spells), its gate
+(docs/rules/roles.md) and mask row (docs/rules/observations.md#action-mask).
 
 Agents 0 warrior at (5,2), 1 forager at (5,6), 2 miner at (8,2), all facing right at a table
 drawn in column 3 / 7 of their rows.

@@ -1,4 +1,5 @@
-"""Team floor change (GAME.md §1.7): ladders, ENTER_* and xp, map swap, handovers, decision 5."""
+"""Team floor change (docs/rules/world.md#ladders-and-floor-changes): ladders, ENTER_* and xp, map
+swap, handovers, decision 5."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Do phase on blocks and mobs (GAME.md §4.1, §5.3, §5.4) on hand-built maps.
+"""The Do phase on blocks and mobs (docs/rules/interactions.md#the-do-action,
+docs/rules/step.md#shared-targets, docs/rules/roles.md) on hand-built maps.
 
 Map (agent 0 warrior at (2,2) facing up at a tree; agent 1 forager at (2,4) facing up at water;
 agent 2 miner at (4,2) facing right at stone):

@@ -1,4 +1,4 @@
-"""Survival dynamics (GAME.md §3.1-§3.3) on a plain map."""
+"""Survival dynamics (docs/rules/survival.md) on a plain map."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Shooting arrows and casting spells (GAME.md §4.4), and arrows as friendly fire (§5.7).
+"""Shooting arrows and casting spells (docs/rules/interactions.md#potions-books-spells), and arrows
+as friendly fire (docs/rules/step.md#friendly-fire-and-revives).
 
 Agents on one row: 0 warrior at (5,2), 1 forager at (5,6), 2 miner at (8,2); all face right.
 """

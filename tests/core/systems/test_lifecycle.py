@@ -1,5 +1,6 @@
-"""Death bookkeeping (GAME.md §3.6): the cause filed for each kind of death, in the published
-benchmark's code numbering (docs/decisions.md, "Death-cause codes"), and the floor at death."""
+"""Death bookkeeping (docs/rules/survival.md#death-and-revival): the cause filed for each kind of
+death, in the published benchmark's code numbering (docs/decisions.md, "Death-cause codes"), and the
+floor at death."""
 
 from __future__ import annotations
 

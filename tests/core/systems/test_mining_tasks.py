@@ -1,4 +1,4 @@
-"""Synchronous and handover mining (GAME.md §6.1-§6.2) through the real Do-phase stage.
+"""Synchronous and handover mining (docs/rules/coordination.md) through the real Do-phase stage.
 
 . . . . .
 . 0 # 1 .      stone at (1,2); agent 0 at (1,1) facing right, agent 1 at (1,3) facing left,

@@ -1,4 +1,5 @@
-"""Every mob kind's movement permission (GAME.md §2.5): land, flying, amphibious, aquatic.
+"""Every mob kind's movement permission (docs/rules/mobs.md#mob-kinds): land, flying, amphibious,
+aquatic.
 
 A mob stands on grass with water to its north, lava to its south, stone to its west and grass
 to its east, the team far away; 64 independent steps show every cell it can move to.

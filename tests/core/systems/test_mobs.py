@@ -1,4 +1,5 @@
-"""Mob update on hand-built maps (GAME.md §2.6): melee, movement conflicts, projectiles, despawn."""
+"""Mob update on hand-built maps (docs/rules/mobs.md#behaviour): melee, movement conflicts,
+projectiles, despawn."""
 
 from __future__ import annotations
 

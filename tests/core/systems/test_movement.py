@@ -1,4 +1,4 @@
-"""Movement and collisions (GAME.md §5.2) on hand-built maps.
+"""Movement and collisions (docs/rules/step.md#movement) on hand-built maps.
 
 Map (rows 0-4, players at (2,1) agent 0, (2,3) agent 1, (4,4) agent 2):
 

@@ -1,4 +1,4 @@
-"""Placing blocks, torches and saplings (GAME.md §4.3) on hand-built maps.
+"""Placing blocks, torches and saplings (docs/rules/interactions.md#placing) on hand-built maps.
 
 Agents at (1,1), (1,3), (3,1), all facing up unless a test says otherwise:
 

@@ -1,4 +1,5 @@
-"""Mob spawning (GAME.md §2.6): distance bands, tiles, chances, caps, floors (statistical)."""
+"""Mob spawning (docs/rules/mobs.md#behaviour): distance bands, tiles, chances, caps, floors
+(statistical)."""
 
 from __future__ import annotations
 

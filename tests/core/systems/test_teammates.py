@@ -1,4 +1,6 @@
-"""Revives and friendly fire (GAME.md §3.6, §4.1, §5.7) on a hand-built map.
+"""Revives and friendly fire (docs/rules/survival.md#death-and-revival,
+docs/rules/interactions.md#the-do-action, docs/rules/step.md#friendly-fire-and-revives) on a
+hand-built map.
 
 . . . . .
 . 0 1 . .      agent 0 warrior at (1,1) facing right at agent 1 (forager, (1,2));

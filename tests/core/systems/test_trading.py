@@ -1,4 +1,5 @@
-"""REQUEST / GIVE trading (GAME.md §5.6) on a hand-built map: transfers, caps, timing, expiry.
+"""REQUEST / GIVE trading (docs/rules/step.md#trading) on a hand-built map: transfers, caps, timing,
+expiry.
 
 Agents stand far apart (trades work at any distance): 0 warrior, 1 forager, 2 miner. Slots for
 P = 3: agent 0 -> (1, 2), agent 1 -> (0, 2), agent 2 -> (0, 1).

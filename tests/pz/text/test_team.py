@@ -1,7 +1,8 @@
 """Team logic with scripted completions: message delivery, feedback, parse retries, stats.
 
 (The real ``openai`` client is exercised in ``test_harness.py``; here a scripted stand-in
-returns fixed completions so each rule of §2.3-§2.4 is checked exactly.)
+returns fixed completions so each rule of docs/language-agents.md#actions-and-the-parser is checked
+exactly.)
 """
 
 from __future__ import annotations
