@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pettingzoo
@@ -29,8 +30,21 @@ def make(env_id: str = "alem/Coop-v0", *, parallel: bool = True, **kwargs: Any) 
     return module.parallel_env(**kwargs) if parallel else module.env(**kwargs)
 
 
-def register() -> None:
-    """Register every id with ``pettingzoo.register`` for "parallel" and "aec" (idempotent)."""
+def register() -> bool:
+    """Register every id with ``pettingzoo.register`` for "parallel" and "aec" (idempotent).
+
+    PettingZoo before 1.27 has no environment registry (``pettingzoo.make``): there nothing is
+    registered, a warning says so, and ``alem_pz.make`` / ``alem_pz.parallel_env`` still work
+    (AgileRL, for one, pins ``pettingzoo<1.27``). Returns whether the ids are registered.
+    """
+    if not hasattr(pettingzoo, "parallel_registry"):
+        warnings.warn(
+            f"PettingZoo {getattr(pettingzoo, '__version__', '?')} has no environment registry "
+            f"(added in 1.27), so {sorted(ENV_IDS)} are not registered with pettingzoo.make; "
+            "use alem_pz.make(...), alem_pz.parallel_env(...) or alem_pz.env(...) instead",
+            stacklevel=2,
+        )
+        return False
     for env_id, module in ENV_IDS.items():
         for env_type, registry, entry in (
             ("parallel", pettingzoo.parallel_registry, module.parallel_env),
@@ -38,6 +52,7 @@ def register() -> None:
         ):
             if env_id not in registry:
                 pettingzoo.register(env_type, env_id, entry_point=entry)
+    return True
 
 
 __all__ = ["ENV_IDS", "make", "register"]
