@@ -1,0 +1,180 @@
+"""Soak: memory and bookkeeping over long runs, each part in a process of its own.
+
+    python -m bench.soak vec --minutes 30 [--worlds 64]      # make_vec, masked random team
+    python -m bench.soak llm --requests 2000                 # the LLM harness, faulty server
+    python -m bench.soak envs --count 200                    # make and close many envs
+    python -m bench.soak all --json bench/records/soak.json  # the three, one after another
+
+* ``vec``: ``gymnasium.make_vec("alem/Coop-v0")`` with the default ``max_steps`` stepped by a
+  masked-random team for ``--minutes``, teams dying and worlds resetting throughout. Every
+  minute: RSS now and at peak, steps, episodes ended. Every ended episode must come with its
+  score row (``infos["score"]``) and the count must match the runner's per-slot episode
+  counters at the end.
+* ``llm``: ``alem_pz.text.harness.evaluate_llm`` against ``LocalServer`` injecting 429s,
+  500s, slow, truncated and garbled replies, for at least ``--requests`` chat requests; RSS per
+  episode; every episode must finish and be in the summary.
+* ``envs``: ``--count`` PettingZoo envs of four shapes made, reset, stepped and closed in one
+  process; RSS every 20 envs.
+The verdict line compares RSS after the first fifth of a part (the first 5 minutes of
+``vec``) with its end: the goal is growth under 2 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def rss_mb() -> tuple[float, float]:
+    """(RSS now, peak RSS) of this process in MB."""
+    with open("/proc/self/status") as f:
+        now = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return now / 1024, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def legal_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of an (n, A) mask, vectorised."""
+    scores = rng.random(mask.shape) * (mask > 0)
+    return scores.argmax(axis=1)
+
+
+def soak_vec(minutes: float, worlds: int) -> dict:
+    import gymnasium
+
+    import alem_pz  # noqa: F401  (registers alem/Coop-v0)
+
+    envs = gymnasium.make_vec(
+        "alem/Coop-v0", num_envs=worlds, vectorization_mode="vector_entry_point"
+    )
+    players = envs.num_envs // worlds
+    rng = np.random.default_rng(0)
+    _, infos = envs.reset(seed=0)
+    start = time.monotonic()
+    samples, steps, ended, unscored = [], 0, 0, 0
+    next_sample = start
+    while time.monotonic() - start < minutes * 60:
+        actions = legal_random(infos["action_mask"], rng)
+        _, _, terms, truncs, infos = envs.step(actions)
+        steps += 1
+        done = (terms | truncs).reshape(worlds, players).any(axis=1)
+        ended += int(done.sum())
+        rows = infos["score"].reshape(worlds, players, -1)[done]
+        unscored += int((np.abs(rows).sum(axis=(1, 2)) == 0).sum())
+        if time.monotonic() >= next_sample:
+            now, peak = rss_mb()
+            samples.append({"minute": round((time.monotonic() - start) / 60, 2), "rss_mb": now,
+                            "peak_mb": peak, "steps": steps, "episodes_ended": ended})  # fmt: skip
+            print(json.dumps(samples[-1]), flush=True)
+            next_sample += 60
+    runner = envs.unwrapped.runner
+    counted = int(np.asarray(runner.batch.episode).sum()) + int(np.asarray(runner.batch.done).sum())
+    envs.close()
+    return {"samples": samples, "steps": steps, "worlds": worlds, "episodes_ended": ended,
+            "episodes_counted_by_runner": counted, "ended_without_score": unscored}  # fmt: skip
+
+
+def soak_llm(requests: int) -> dict:
+    from alem_pz.text.client import ClientConfig
+    from alem_pz.text.harness import HarnessConfig, evaluate_llm
+    from alem_pz.text.local_server import LocalServer
+
+    faults = {"429": 0.03, "500": 0.03, "slow": 0.01, "truncate": 0.02, "garble": 0.02}
+    steps, players = 50, 3
+    episodes = -(-requests // (steps * players))
+    samples = []
+    with tempfile.TemporaryDirectory() as out, LocalServer(faults, slow_seconds=2.0) as server:
+        client = ClientConfig(model="rule", base_url=server.url, timeout=1.0, retry_delay=0.01)
+        config = HarnessConfig(clients=[client], workers=2)
+        for i in range(episodes):  # one episode per call (the harness resumes the run)
+            summary = evaluate_llm(
+                config, out, episodes=i + 1, max_steps=steps, difficulties=["easy"],
+                resamples=50, progress=False,
+            )  # fmt: skip
+            now, peak = rss_mb()
+            samples.append({"episodes": i + 1, "requests": server.stats["requests"],
+                            "rss_mb": now, "peak_mb": peak})  # fmt: skip
+            print(json.dumps(samples[-1]), flush=True)
+        finished = len(summary["results"]["easy"]["per_episode"])
+        stats = dict(server.stats)
+    return {"samples": samples, "episodes": episodes, "episodes_in_summary": finished,
+            "server": stats}  # fmt: skip
+
+
+def soak_envs(count: int) -> dict:
+    import alem_core
+    import alem_pz
+
+    shapes = [
+        alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=p, num_comm_channels=c)
+        for p, c in ((2, 0), (3, 0), (3, 2), (4, 0))
+    ]
+    rng = np.random.default_rng(0)
+    samples = []
+    for i in range(count):
+        static = shapes[i % len(shapes)]
+        env = alem_pz.make(players=static.player_count, static=static,
+                           comm_channels=static.num_comm_channels, max_steps=5)  # fmt: skip
+        _, infos = env.reset(seed=i)
+        while env.agents:
+            masks = np.stack([infos[a]["action_mask"] for a in env.agents])
+            actions = dict(zip(env.agents, legal_random(masks, rng).tolist(), strict=True))
+            _, _, _, _, infos = env.step(actions)
+        env.close()
+        if (i + 1) % 20 == 0:
+            now, peak = rss_mb()
+            samples.append({"envs": i + 1, "rss_mb": now, "peak_mb": peak})
+            print(json.dumps(samples[-1]), flush=True)
+    return {"samples": samples, "count": count}
+
+
+def growth(samples: list[dict]) -> float:
+    """RSS growth from the end of the first fifth of the samples to the last, in percent."""
+    first = samples[max(0, len(samples) // 5 - 1)]["rss_mb"]
+    return 100.0 * (samples[-1]["rss_mb"] - first) / first
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", choices=("vec", "llm", "envs", "all"))
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--worlds", type=int, default=64)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    if args.part == "all":  # each part in a fresh process, so RSS is its own
+        results = {}
+        for part in ("envs", "llm", "vec"):
+            with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+                flags = [f"--minutes={args.minutes}", f"--worlds={args.worlds}",
+                         f"--requests={args.requests}", f"--count={args.count}"]  # fmt: skip
+                cmd = [sys.executable, "-m", "bench.soak", part, *flags, "--json", tmp.name]
+                subprocess.run(cmd, check=True, cwd=Path(__file__).resolve().parents[1])
+                results[part] = json.loads(Path(tmp.name).read_text())
+    else:
+        run = {
+            "vec": lambda: soak_vec(args.minutes, args.worlds),
+            "llm": lambda: soak_llm(args.requests),
+            "envs": lambda: soak_envs(args.count),
+        }
+        started = time.monotonic()
+        results = run[args.part]()
+        results["seconds"] = time.monotonic() - started
+        results["load_after"] = os.getloadavg()
+        results["rss_growth_pct"] = growth(results["samples"])
+        print(f"{args.part}: RSS growth after the first fifth {results['rss_growth_pct']:+.2f} %")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
