@@ -52,14 +52,16 @@ from alem_pz.vector import AlemVectorEnv
 
 
 @functools.cache
-def _compiled_reset(static: alem_core.StaticParams, chunk: int):
+def _compiled_reset(static: alem_core.StaticParams, chunk: int, refresh: bool):
     """Jitted ``(batch, params) -> (batch, obs, mask, alive)``: the worlds that ended on the last
     call start their next episode now (the reserve swapped in, as ``batch.step`` would do on
-    the next call), and no other world moves."""
+    the next call), and no other world moves. ``refresh=False`` only swaps (ended worlds whose
+    reserve is fresh, the usual case): it compiles in a fraction of the time of the variant
+    that may regenerate reserves, which is compiled only when a stale reserve needs it."""
 
     def run(batch, params):
         batch = batch._replace(pending=batch.pending | batch.done, done=jnp.zeros_like(batch.done))
-        batch, _ = core_batch.upkeep(batch, params, static, chunk, refresh=True, score=False)
+        batch, _ = core_batch.upkeep(batch, params, static, chunk, refresh=refresh, score=False)
         obs, mask = jax.vmap(lambda state: observe(state, params, static))(batch.worlds)
         return batch, obs, mask, batch.worlds.players.alive
 
@@ -137,7 +139,9 @@ class AlemSB3VecEnv(VecEnv):
         v = self.vector
         if self._params is None:
             self._params = jax.device_put(v.params.as_arrays())
-        run = _compiled_reset(v.static, v.runner.chunk)
+        ended = np.asarray(jax.device_get(v.runner.batch.done))
+        stale = ended & ~np.asarray(jax.device_get(v.runner.batch.reserve_fresh))
+        run = _compiled_reset(v.static, v.runner.chunk, bool(stale.any()))
         v.runner.batch, new_obs, new_mask, _ = run(v.runner.batch, self._params)
         new_obs, new_mask = jax.device_get((new_obs, new_mask))
         obs[rows] = new_obs.reshape(self.num_envs, -1)[rows]

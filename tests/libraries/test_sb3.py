@@ -92,3 +92,24 @@ def test_the_docs_maskable_ppo_example_trains_with_no_illegal_action():
     pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed")
     scope = run_snippet("sb3.md", index=0, max_steps=16, TIMESTEPS=300)
     assert scope["model"].num_timesteps >= 300
+
+
+def test_a_world_whose_reserve_is_stale_resets_to_the_same_episode():
+    """The rarer path: the ended world's next episode must be generated in the reset call."""
+    import jax.numpy as jnp
+
+    env = alem_pz.sb3.make_vec_env(2, **small(max_steps=HORIZON))
+    ref = gymnasium.make_vec("alem/Coop-v0", num_envs=2, **small(max_steps=HORIZON))
+    env.seed(9)
+    env.reset()
+    ref.reset(seed=9)
+    actions = np.zeros(6, np.int64)
+    for _ in range(HORIZON - 1):
+        env.step(actions), ref.step(actions)
+    for runner in (env.vector.runner, ref.unwrapped.runner):
+        runner.batch = runner.batch._replace(reserve_fresh=jnp.zeros(2, bool))
+    obs, _, dones, _ = env.step(actions)
+    ref.step(actions)
+    ref_obs, *_ = ref.step(actions)  # the reference's reset call regenerates the same worlds
+    assert dones.all()
+    np.testing.assert_array_equal(obs, ref_obs)
