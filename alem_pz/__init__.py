@@ -6,8 +6,11 @@ Importing ``alem_pz`` registers ``"alem/Coop-v0"`` with PettingZoo, so both of t
     env = alem_pz.make(players=3)                       # ParallelEnv (parallel=False: AEC)
     env = pettingzoo.make("aec", "alem/Coop-v0", players=3)
 
-It also registers ``"alem/Coop-v0"`` with Gymnasium, for ``gymnasium.make_vec(...,
-vectorization_mode="vector_entry_point")``: a batched ``VectorEnv`` (``alem_pz.vector``).
+It also registers ``"alem/Coop-v0"`` with Gymnasium: ``gymnasium.make_vec(...)`` gives the
+batched ``VectorEnv`` (``alem_pz.vector``), ``gymnasium.make(...)`` and the ``sync`` / ``async``
+modes the team env (``alem_pz.team_env``). On PettingZoo < 1.27 (no registry) the PettingZoo
+registration is skipped with a warning. ``alem_pz.sb3`` (Stable-Baselines3) is imported on
+demand. docs/libraries/ has a page per RL library.
 
 ``alem_pz.alem_coop_v0`` offers the classic ``env()``, ``parallel_env()`` and ``raw_env()``.
 ``alem_pz.drill_env("t1_sync", players=3)`` is a coordination drill (``alem_core.drills``).
@@ -19,6 +22,7 @@ from alem_pz.alem_coop_v0 import env, parallel_env, raw_env
 from alem_pz.drills import drill_env
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.registration import ENV_IDS, make, register
+from alem_pz.team_env import AlemTeamEnv
 from alem_pz.vector import AlemVectorEnv, register_gymnasium
 
 register()
@@ -27,6 +31,7 @@ register_gymnasium()
 __all__ = [
     "ENV_IDS",
     "AlemParallelEnv",
+    "AlemTeamEnv",
     "AlemVectorEnv",
     "__version__",
     "alem_coop_v0",
