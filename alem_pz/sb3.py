@@ -87,7 +87,7 @@ class AlemSB3VecEnv(VecEnv):
 
     @property
     def score_keys(self) -> tuple[str, ...]:
-        """Names of the K columns of ``infos[k]["score"]`` (GAME.md §9)."""
+        """Names of the K columns of ``infos[k]["score"]`` (docs/rules/score.md)."""
         return self.vector.score_keys
 
     def reset(self) -> np.ndarray:
