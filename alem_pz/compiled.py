@@ -17,6 +17,7 @@ import numpy as np
 
 import alem_core
 from alem_core.compilation_cache import enable_default_cache
+from alem_core.executables import per_shape
 from alem_core.scoring.metrics import cooperation_metrics
 from alem_pz.packing import PyTreePacker
 
@@ -101,7 +102,7 @@ def _host_packer(packer: PyTreePacker) -> Callable:
     return pack
 
 
-@functools.cache
+@per_shape
 def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
     """The compiled functions for one ``StaticParams``, shared by all envs.
 

@@ -11,7 +11,6 @@ agent's teammate strip and status panel, i.e. exactly what each agent sees.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
+from alem_core.executables import per_shape
 from alem_core.pixels import AGENT_TILE_PX, pixel_observation
 from alem_pz.compiled import compiled_core
 
@@ -29,7 +29,7 @@ GAP_PX = 4
 GAP_COLOUR = (12, 12, 16)
 
 
-@functools.cache
+@per_shape
 def pixel_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
     """Jitted ``state buffers -> (P, H, W, 3) float32`` images of every agent, per shape."""
     core = compiled_core(static)
@@ -40,7 +40,7 @@ def pixel_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
     return jax.jit(images)
 
 
-@functools.cache
+@per_shape
 def frame_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
     """Jitted ``state buffers -> (H, P * W + gaps, 3) uint8`` team frame (views side by side)."""
     images = pixel_function(static, tile_px)

@@ -28,7 +28,6 @@ Keyword arguments: those of ``alem_pz.vector.AlemVectorEnv``; ``seed()`` seeds t
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -48,10 +47,11 @@ except ImportError as error:  # pragma: no cover - exercised only without SB3
 import alem_core
 from alem_core.api import observe
 from alem_core.batch import auto_reset as core_batch
+from alem_core.executables import per_shape
 from alem_pz.vector import AlemVectorEnv
 
 
-@functools.cache
+@per_shape
 def _compiled_reset(static: alem_core.StaticParams, chunk: int, refresh: bool):
     """Jitted ``(batch, params) -> (batch, obs, mask, alive)``: the worlds that ended on the last
     call start their next episode now (the reserve swapped in, as ``batch.step`` would do on

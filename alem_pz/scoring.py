@@ -10,18 +10,18 @@ episode's last step (or when ``episode_score()`` asks mid-episode).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 
 import jax
 import numpy as np
 
 import alem_core
+from alem_core.executables import per_shape
 from alem_core.scoring.score import score_keys, score_table
 from alem_pz.compiled import compiled_core
 
 
-@functools.cache
+@per_shape
 def compiled_score(static: alem_core.StaticParams) -> Callable:
     """Jitted ``state buffers -> (P, K) float32``, columns in ``score_keys(static)`` order."""
     unpack = compiled_core(static).unpack_state

@@ -26,3 +26,22 @@ _CACHE = Path(
 )
 jax.config.update("jax_compilation_cache_dir", str(_CACHE))
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+import gc  # noqa: E402
+
+import pytest  # noqa: E402
+
+from alem_core import executables  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _free_compiled_programs():
+    """After a module whose compiled programs fill a third of the process's memory mappings,
+    free them (alem's caches and JAX's): one pytest process then runs the whole suite without
+    XLA:CPU running out of mappings (alem_core/executables.py says why that crashes)."""
+    yield
+    used, limit = executables.maps_in_use(), executables.map_limit()
+    if used is not None and limit is not None and used > limit / 3:
+        executables.release()
+        jax.clear_caches()
+        gc.collect()

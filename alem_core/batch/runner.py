@@ -31,6 +31,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from alem_core.api import seed_key
 from alem_core.batch import auto_reset as core_batch
 from alem_core.compilation_cache import enable_default_cache
+from alem_core.executables import per_shape
 from alem_core.params import Params, StaticParams
 
 
@@ -67,7 +68,7 @@ def _step(batch, actions, params, static, chunk):
     return core_batch.step(batch, actions, params, static, chunk, score=False)
 
 
-@functools.cache
+@per_shape
 def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
     """The jitted batch functions for one ``StaticParams`` and refresh chunk size."""
     return Compiled(

@@ -7,12 +7,12 @@ actions, as a reference policy and as a conformance harness.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
 import jax
 import jax.numpy as jnp
 
 from alem_core.api import reset, step
+from alem_core.executables import per_shape
 from alem_core.observation.masking import action_mask
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
@@ -52,7 +52,7 @@ def random_rollout(
     return state, traces
 
 
-@cache
+@per_shape
 def compiled(static: StaticParams) -> tuple[Callable, Callable]:
     """Jitted ``(reset, step)`` for one ``StaticParams``, shared by every caller in a process."""
     return (

@@ -1,0 +1,106 @@
+"""Compiled functions kept per world shape, within the process's budget of memory mappings.
+
+Why this exists: XLA:CPU maps every compiled kernel's code and data into memory regions of
+their own, so one compiled full-world step holds about 2,500 of the process's memory mappings
+for as long as it lives, and Linux allows a process ``vm.max_map_count`` of them (65,530 by
+default). A process that keeps compiling new shapes (a notebook, a sweep, a test suite) runs
+out, and XLA:CPU then segfaults inside a compile or while serialising an executable for the
+persistent cache: there is no error to catch. Freeing the functions that own the executables
+returns the mappings.
+
+So every alem function compiled per shape is cached with ``per_shape``: at most
+``SHAPES_KEPT`` shapes are kept (least recently used first out), and before anything new is
+compiled, ``make_room`` frees alem's cached functions when the mappings in use pass
+``PRESSURE`` of the limit. If the process is still short after that (the caller's own jitted
+functions hold the rest), it raises a ``RuntimeError`` that says so instead of letting XLA
+crash.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+from collections.abc import Callable
+from typing import Any
+
+SHAPES_KEPT = 4
+"""Shapes whose compiled functions each alem cache keeps."""
+PRESSURE = 0.6
+"""Fraction of ``vm.max_map_count`` past which alem frees its cached compiled functions."""
+REFUSE = 0.9
+"""Fraction past which a new compile is refused with an error rather than a crash."""
+
+_CACHES: list[Any] = []
+
+
+def maps_in_use() -> int | None:
+    """Memory mappings of this process (Linux; None where ``/proc`` does not say)."""
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            return sum(1 for _ in maps)
+    except OSError:
+        return None
+
+
+def map_limit() -> int | None:
+    """``vm.max_map_count`` (Linux; None elsewhere)."""
+    try:
+        with open("/proc/sys/vm/max_map_count") as limit:
+            return int(limit.read())
+    except (OSError, ValueError):
+        return None
+
+
+def release() -> None:
+    """Free every compiled function alem caches (they recompile, or load from the persistent
+    cache, when next needed)."""
+    for cache in _CACHES:
+        cache.cache_clear()
+    gc.collect()
+
+
+def make_room() -> None:
+    """Before compiling: free alem's cached functions under pressure; refuse when that is not
+    enough.
+
+    Raises:
+        RuntimeError: the mappings in use stay above ``REFUSE`` of the limit.
+    """
+    used, limit = maps_in_use(), map_limit()
+    if used is None or limit is None or used < PRESSURE * limit:
+        return
+    release()
+    used = maps_in_use() or 0
+    if used >= REFUSE * limit:
+        raise RuntimeError(
+            f"this process holds {used} of its {limit} memory mappings (vm.max_map_count), "
+            "mostly compiled XLA programs; compiling more would crash XLA:CPU. Drop references "
+            "to jitted functions you no longer use and call jax.clear_caches(), split the work "
+            "over processes, or raise the limit (sysctl vm.max_map_count)."
+        )
+
+
+def per_shape(build: Callable) -> Callable:
+    """``build`` cached for the last ``SHAPES_KEPT`` argument tuples, with ``make_room`` run
+    before each new build."""
+
+    @functools.wraps(build)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        make_room()
+        return build(*args, **kwargs)
+
+    cached = functools.lru_cache(maxsize=SHAPES_KEPT)(guarded)
+    _CACHES.append(cached)
+    return cached
+
+
+__all__ = [
+    "PRESSURE",
+    "REFUSE",
+    "SHAPES_KEPT",
+    "make_room",
+    "map_limit",
+    "maps_in_use",
+    "per_shape",
+    "release",
+]
