@@ -5,10 +5,11 @@ Protocol: 3 agents, soft specialisation on, individual reward (``shared_reward``
 i played on world seed 9999 + i (``env.reset(seed=9999 + i)``), up to 10,000 steps, easy /
 medium / hard evaluated and reported separately. Each episode's metrics are the score keys
 (``alem_core.scoring.score``) from the agents' ``infos[agent]["score"]`` rows on its last step
-(columns named by ``env.score_keys``), averaged over agents; per
-difficulty the summary gives the mean and a 95% percentile-bootstrap interval over episodes
-of every key, with the headline keys (Team/achievement_pct, its normal and coordination
-variants, Base% / Coord.% / Total% as fractions) repeated under ``"headline"``.
+(columns named by ``env.score_keys``), averaged over agents; per difficulty the summary gives
+the mean and a 95% percentile-bootstrap interval over episodes of every key
+(``alem_pz.stats.column_means``: rliable's bootstrap), with the headline keys
+(Team/achievement_pct, its normal and coordination variants, Base% / Coord.% / Total% as
+fractions) repeated under ``"headline"``.
 
 Policies: a callable ``policy(observation, action_mask) -> int`` called once per live agent
 per step (numpy in, int out), or, if it has ``batched = True``, ``policy(observations (P, D),
@@ -21,16 +22,16 @@ module; ``alem_pz.evaluate`` is its command line.
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
 import alem_core
 from alem_core.scoring.score import HEADLINE_KEYS
 from alem_pz.parallel import AlemParallelEnv
+from alem_pz.progress import bar as progress_bar
+from alem_pz.stats import column_means
 
 BASE_SEED = 9999
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -109,30 +110,13 @@ def run_episode(
     }
 
 
-def bootstrap(
-    values: np.ndarray, resamples: int = 10000, seed: int = 0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean and 95% percentile-bootstrap interval of each column of ``values`` (n, K).
-
-    Resamples episodes with replacement (``resamples`` draws from ``np.random.default_rng(seed)``)
-    and takes the 2.5 and 97.5 percentiles of the resampled means.
-    """
-    values = np.asarray(values, np.float64)
-    n = values.shape[0]
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
-    means = counts @ values / n
-    low, high = np.percentile(means, [2.5, 97.5], axis=0)
-    return values.mean(axis=0), low, high
-
-
 def summarise(
     episodes: Sequence[dict[str, Any]], resamples: int = 10000, seed: int = 0
 ) -> dict[str, Any]:
     """One difficulty's summary: every key's mean and interval, the headline keys, lengths."""
     keys = list(episodes[0]["metrics"])
     table = np.array([[ep["metrics"][k] for k in keys] for ep in episodes])
-    mean, low, high = bootstrap(table, resamples, seed)
+    mean, low, high = column_means(table, resamples, seed=seed)
     metrics = {
         k: {"mean": float(m), "ci_low": float(lo), "ci_high": float(hi)}
         for k, m, lo, hi in zip(keys, mean, low, high, strict=True)
@@ -146,31 +130,6 @@ def summarise(
         "metrics": metrics,
         "per_episode": list(episodes),
     }
-
-
-class Progress:
-    """A one-line text progress bar on a stream (stderr by default); silent when disabled."""
-
-    def __init__(self, total_steps: int, stream: TextIO | None = None, enabled: bool = True):
-        self.total, self.done, self.stream = total_steps, 0, stream or sys.stderr
-        self.enabled, self.label, self.start = enabled, "", time.perf_counter()
-
-    def advance(self, steps: int = 1) -> None:
-        """Count ``steps`` more steps, redrawing every 100."""
-        before, self.done = self.done, self.done + steps
-        if self.done // 100 != before // 100:
-            self.draw()
-
-    def draw(self, end: str = "") -> None:
-        """Redraw the bar (``end="\\n"`` to finish the line)."""
-        if not self.enabled:
-            return
-        frac = min(self.done / max(self.total, 1), 1.0)
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        rate = self.done / max(time.perf_counter() - self.start, 1e-9)
-        line = f"\r{self.label:<24} [{bar}] {100 * frac:5.1f}% {rate:7.0f} steps/s"
-        self.stream.write(line + end)
-        self.stream.flush()
 
 
 def evaluate(
@@ -196,7 +155,7 @@ def evaluate(
         static: other world shapes (tests); default the full 48 x 48, 9-floor world.
         players: team size (the protocol's is 3; must match ``static``).
         resamples / ci_seed: bootstrap draws and their fixed RNG seed.
-        progress: draw a progress bar on stderr.
+        progress: draw a progress bar on stderr (only on a terminal: ``alem_pz.progress``).
         policy_name: recorded in the summary.
         obs_type: the observations the policy reads ("text" for text agents).
 
@@ -211,23 +170,28 @@ def evaluate(
             f"need at least one difficulty, episode and step, got difficulties={difficulties!r}, "
             f"episodes={episodes!r}, max_steps={max_steps!r}"
         )
-    bar = Progress(episodes * max_steps * len(difficulties), enabled=progress)
+    bar = progress_bar(episodes * max_steps * len(difficulties), policy_name, enabled=progress)
     results = {}
     for difficulty in difficulties:
         env = make_env(difficulty, max_steps, static, players, obs_type)
         played = []
         for i in range(episodes):
-            bar.label = f"{difficulty} episode {i + 1}/{episodes}"
-            record = run_episode(env, policy, BASE_SEED + i, on_step=lambda _: bar.advance())
-            bar.advance(max_steps - record["steps"])  # an early end skips the rest of its steps
+            bar.set_description_str(f"{policy_name} {difficulty} episode {i + 1}/{episodes}")
+            record = run_episode(env, policy, BASE_SEED + i, on_step=lambda _: bar.update())
+            bar.update(max_steps - record["steps"])  # an early end skips the rest of its steps
             played.append(record)
         env.close()
         results[difficulty] = summarise(played, resamples, ci_seed)
-    bar.draw("\n")
+    bar.close()
     protocol = protocol_settings(
         policy_name, players, episodes, max_steps, difficulties, env.static
     )
-    protocol["bootstrap"] = {"resamples": resamples, "seed": ci_seed, "interval": 0.95}
+    protocol["bootstrap"] = {
+        "resamples": resamples,
+        "seed": ci_seed,
+        "interval": 0.95,
+        "method": "rliable percentile",
+    }
     return {"protocol": protocol, "results": results}
 
 

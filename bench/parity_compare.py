@@ -20,7 +20,7 @@ Three modes, each run with its own interpreter::
     # our side
     /work/main/.venv/bin/python -m bench.parity_compare --ours --out ours.npz
     # table: each quantity, peer vs ours, difference, bootstrap standard error, flag > 4 SE
-    python -m bench.parity_compare --compare peer.npz ours.npz
+    /work/main/.venv/bin/python -m bench.parity_compare --compare peer.npz ours.npz
 
 What each side records, from its public state and step output only (the same quantities,
 computed from the same kinds of fields): after every step, per agent, health, food, drink,
@@ -358,7 +358,7 @@ def main() -> int:
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args()
     if args.compare:
-        from bench.parity_tables import compare  # numpy only: any interpreter
+        from bench.parity_tables import compare  # alem's interpreter (alem_pz.stats)
 
         compare(*args.compare, boot=args.boot)
         return 0

@@ -1,5 +1,5 @@
 """The per-floor table of ``parity_floors.py``: per-world quantities of each floor, bootstrap
-errors and 4-SE flags (``parity_tables.print_table``). numpy only, so any interpreter runs it.
+errors and 4-SE flags (``parity_tables.print_table``). Runs in alem's interpreter.
 
 Every quantity is one number per world; the worlds of other floors are NaN and drop out.
 """
@@ -141,6 +141,5 @@ def compare_floors(path_peer: str, path_ours: str, boot: int = 1000, seed: int =
     for side in (peer, ours):
         n = side["target"].shape[0]
         print(f"{side['meta']['side']}: {side['meta']['mode']}, {n} worlds")
-    rng = np.random.default_rng(seed)
-    flagged = print_table(quantities(peer), quantities(ours), boot, rng)
+    flagged = print_table(quantities(peer), quantities(ours), boot, seed)
     print(f"\nflagged ({len(flagged)}): {', '.join(flagged) or 'none'}")

@@ -42,7 +42,7 @@ Run (one interpreter per side)::
     /work/peer_venv/bin/python -m bench.parity_floors --peer --mode play --out fp.npz
     /work/main/.venv/bin/python -m bench.parity_floors --ours --mode play \\
         --out fo.npz
-    python -m bench.parity_floors --compare fp.npz fo.npz
+    /work/main/.venv/bin/python -m bench.parity_floors --compare fp.npz fo.npz
 """
 
 from __future__ import annotations

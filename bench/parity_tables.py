@@ -1,8 +1,9 @@
 """The comparison table of ``parity_compare.py``: per-world quantities, bootstrap errors, flags.
 
-numpy only, so it runs under either interpreter. Every quantity is one number per world; the
-difference of the two sides' means gets a standard error from a bootstrap over worlds (each
-side resampled independently) and is flagged when it exceeds ``FLAG_SE`` standard errors.
+Runs in alem's interpreter (the ``--compare`` step reads the two sides' ``.npz`` files). Every
+quantity is one number per world; the difference of the two sides' means gets a standard error
+from a bootstrap over worlds (each side resampled independently: ``alem_pz.stats``, rliable's
+bootstrap, the one every alem report uses) and is flagged beyond ``FLAG_SE`` standard errors.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+
+from alem_pz.stats import difference_of_means
 
 FLAG_SE = 4.0
 CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 500)
@@ -181,16 +184,6 @@ def world_quantities(side: dict) -> dict[str, np.ndarray]:
     return out
 
 
-def bootstrap_diff(a: np.ndarray, b: np.ndarray, boot: int, rng) -> tuple[float, float, float]:
-    """(mean a, mean b, standard error of mean b - mean a) with NaN worlds dropped."""
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-    if a.size == 0 or b.size == 0:
-        return np.nan, np.nan, np.nan
-    ma = a[rng.integers(0, a.size, (boot, a.size))].mean(1)
-    mb = b[rng.integers(0, b.size, (boot, b.size))].mean(1)
-    return a.mean(), b.mean(), float(np.sqrt(ma.var() + mb.var()))
-
-
 def death_attribution(side: dict) -> list[str]:
     """Cross-table of each death: the cause filed vs what happened to health on the last step."""
     tr = side["trace"]
@@ -223,13 +216,13 @@ def death_attribution(side: dict) -> list[str]:
     return lines
 
 
-def print_table(qa: dict, qb: dict, boot: int, rng) -> list[str]:
+def print_table(qa: dict, qb: dict, boot: int, seed: int = 0) -> list[str]:
     """Print each quantity both sides have (peer, ours, diff, SE, z, flag); return the flagged."""
     print(f"diff = ours - peer; SE by bootstrap over worlds ({boot}); ** = |diff| > {FLAG_SE} SE")
     print(f"{'quantity':<58}{'peer':>10}{'ours':>10}{'diff':>10}{'SE':>9}{'z':>7}")
     section, flagged = None, []
     for name in [k for k in qa if k in qb]:
-        ma, mb, se = bootstrap_diff(qa[name], qb[name], boot, rng)
+        ma, mb, se = difference_of_means(qa[name], qb[name], boot, seed)
         if (ma == 0 and mb == 0) or np.isnan(ma) or np.isnan(mb):
             continue
         head = name.split("/")[0]
@@ -247,12 +240,11 @@ def print_table(qa: dict, qb: dict, boot: int, rng) -> list[str]:
 def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> None:
     """Print every quantity both sides report: peer vs ours, difference, SE, flag."""
     peer, ours = load(path_peer), load(path_ours)
-    rng = np.random.default_rng(seed)
     qa, qb = world_quantities(peer), world_quantities(ours)
     for side in (peer, ours):
         n, steps = side["done"].shape[0], side["trace"]["health"].shape[0] - 1
         print(f"{side['meta']['side']}: {n} worlds, {steps} steps, done {side['done'].mean():.2f}")
-    flagged = print_table(qa, qb, boot, rng)
+    flagged = print_table(qa, qb, boot, seed)
     only = sorted(set(qa) ^ set(qb))
     print(
         f"\non one side only ({len(only)}): {', '.join(only[:40])}"

@@ -32,6 +32,7 @@ from typing import Any
 
 import alem_core
 from alem_pz import protocol
+from alem_pz.progress import bar as progress_bar
 from alem_pz.text import view
 from alem_pz.text.client import ChatClient, ClientConfig
 from alem_pz.text.history import HistoryConfig
@@ -117,10 +118,11 @@ def _episode_paths(out: Path, difficulty: str, i: int) -> tuple[Path, Path]:
 
 
 class _Progress:
-    """The protocol progress bar, labelled with the live parse rate and token count."""
+    """The progress bar (``alem_pz.progress``, tqdm), suffixed with the live parse rate and
+    token count; a lock because episodes run in worker threads."""
 
     def __init__(self, total: int, enabled: bool) -> None:
-        self.bar = protocol.Progress(total, enabled=enabled)
+        self.bar = progress_bar(total, "llm", enabled=enabled)
         self.lock = threading.Lock()
         self.ok = self.bad = self.tokens = 0
 
@@ -130,15 +132,15 @@ class _Progress:
             ok, bad = self.ok + sum(team.stats.parsed), self.bad + sum(team.stats.failed)
             rate = ok / (ok + bad) if ok + bad else 1.0
             used = team.stats.tokens["input"] + team.stats.tokens["output"]
-            self.bar.label = f"parse {rate:.0%} tokens {self.tokens + used}"
-            self.bar.advance()
+            self.bar.set_postfix_str(f"parse {rate:.0%} tokens {self.tokens + used}", False)
+            self.bar.update()
 
     def finish(self, stats: dict[str, Any], skipped: int) -> None:
         with self.lock:
             self.ok += stats["parse_successes"]
             self.bad += stats["parse_failures"]
             self.tokens += stats["tokens"].get("input", 0) + stats["tokens"].get("output", 0)
-            self.bar.advance(skipped)
+            self.bar.update(skipped)
 
 
 def run_llm_episode(
@@ -239,7 +241,7 @@ def evaluate_llm(
             path = _episode_paths(out, difficulty, i)[0]
             if path.exists():
                 records[i] = json.loads(path.read_text())
-                bar.bar.advance(max_steps)
+                bar.bar.update(max_steps)
             else:
                 todo.append(i)
         with ThreadPoolExecutor(max_workers=max(1, config.workers)) as pool:
@@ -254,7 +256,7 @@ def evaluate_llm(
         played = [records[i] for i in range(episodes)]
         results[difficulty] = protocol.summarise(played, resamples)
         totals[difficulty] = harness_totals(played)
-    bar.bar.draw("\n")
+    bar.bar.close()
     shapes = static or alem_core.StaticParams(player_count=players)
     summary = {
         "protocol": _settings(players, episodes, max_steps, difficulties, shapes, resamples),
@@ -268,6 +270,11 @@ def evaluate_llm(
 def _settings(players, episodes, max_steps, difficulties, shapes, resamples) -> dict[str, Any]:
     """The RL track's protocol record, for the LLM policy."""
     record = protocol.protocol_settings("llm", players, episodes, max_steps, difficulties, shapes)
-    record["bootstrap"] = {"resamples": resamples, "seed": 0, "interval": 0.95}
+    record["bootstrap"] = {
+        "resamples": resamples,
+        "seed": 0,
+        "interval": 0.95,
+        "method": "rliable percentile",
+    }
     record["obs_type"] = "text"
     return record
