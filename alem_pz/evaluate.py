@@ -9,6 +9,15 @@ Command line::
     alem-evaluate --policy llm --base-url URL --model NAME [--api-key-env VAR] [--config FILE] \
         --episodes K --difficulties easy,medium --max-steps S --out DIR   (alem_pz.text.harness)
     alem-evaluate --policy greedy --episodes 20 --plot greedy.png   # also the scores as bars
+    alem-evaluate --policy greedy --policy random --out evals/ --plot evals/cmp.png
+    alem-evaluate --compare evals/eval_greedy.json evals/eval_random.json   # P(improvement)
+
+Each summary JSON gets a CSV beside it (``alem_pz.report``: one row per agent, difficulty and
+metric). Several ``--policy`` flags evaluate each in turn (``--out`` is then a directory);
+``--plot`` draws the bars and, for the agents evaluated, rliable's interval plot and performance
+profile (``<stem>_intervals.png``, ``<stem>_profile.png``). ``--compare A B`` reads two summaries
+(JSON files or run directories) and prints the probability that an episode of A scores above one
+of B on ``--metric``, per difficulty, with its 95 % interval.
 """
 
 from __future__ import annotations
@@ -22,20 +31,29 @@ from typing import Any
 import alem_core
 from alem_pz.policies import load_policy
 from alem_pz.protocol import DIFFICULTIES, evaluate
+from alem_pz.report import DEFAULT_METRIC, compare, load_summary, write_csv
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--policy",
-        default="random",
-        help="random | greedy | text-rule | llm | PATH/policy.npz | module:function",
+        action="append",
+        help="random | greedy | text-rule | llm | PATH/policy.npz | module:function; repeatable"
+        " (default random)",
     )
+    parser.add_argument(
+        "--compare", nargs=2, metavar=("A", "B"), help="print P(A > B) of two summaries and exit"
+    )
+    parser.add_argument("--metric", default=DEFAULT_METRIC, help="score of --compare and --plot")
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--max-steps", type=int, default=10000)
     parser.add_argument("--difficulties", default=",".join(DIFFICULTIES))
     parser.add_argument(
-        "--out", default=None, help="JSON path (default eval_<policy>.json); a run dir for llm"
+        "--out",
+        default=None,
+        help="JSON path (default eval_<policy>.json); a directory with several --policy; a run"
+        " dir for llm",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the built-in policies")
     parser.add_argument("--resamples", type=int, default=10000)
@@ -82,34 +100,63 @@ def _cli_protocol(args: argparse.Namespace, difficulties: list[str]) -> dict[str
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (module docstring); writes the summary JSON to ``--out``."""
-    args = _parser().parse_args(argv)
-    difficulties = [d.strip() for d in args.difficulties.split(",") if d.strip()]
-    if args.policy == "llm":
+def _json_path(args: argparse.Namespace, policy: str) -> Path:
+    name = f"eval_{policy.replace(':', '_').replace('.', '_').replace('/', '_')}.json"
+    if len(args.policy) > 1:
+        return Path(args.out or ".") / name
+    return Path(args.out or name)
+
+
+def _run_one(args: argparse.Namespace, policy: str, difficulties: list[str]) -> dict[str, Any]:
+    """Evaluate ``policy``, write its JSON and CSV, print its headline scores."""
+    if policy == "llm":
         summary = _run_llm(args, difficulties)
-        out = str(Path(args.out or "llm_run") / "summary.json")
+        out = Path(args.out or "llm_run") / "summary.json"
     else:
         summary = evaluate(
-            load_policy(args.policy, seed=args.seed),
+            load_policy(policy, seed=args.seed),
             **_cli_protocol(args, difficulties),
-            policy_name=args.policy,
-            obs_type="text" if args.policy == "text-rule" else "symbolic",
+            policy_name=policy,
+            obs_type="text" if policy == "text-rule" else "symbolic",
         )
-        out = args.out or f"eval_{args.policy.replace(':', '_').replace('.', '_')}.json"
-        with open(out, "w") as f:
-            json.dump(summary, f, indent=1)
+        out = _json_path(args, policy)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(summary, indent=1))
     for difficulty, result in summary["results"].items():
         parts = [
             f"{k.split('/')[1]}={v['mean']:.4f} [{v['ci_low']:.4f}, {v['ci_high']:.4f}]"
             for k, v in result["headline"].items()
         ]
-        print(f"{difficulty}: " + "  ".join(parts))
-    print(f"wrote {out}")
+        print(f"{policy} {difficulty}: " + "  ".join(parts))
+    print(f"wrote {out} and {write_csv({policy: summary}, out.with_suffix('.csv'))}")
+    return summary
+
+
+def _print_comparison(args: argparse.Namespace) -> None:
+    a, b = (load_summary(p) for p in args.compare)
+    names = [s["protocol"].get("policy", p) for s, p in zip((a, b), args.compare, strict=True)]
+    print(f"P({names[0]} > {names[1]}) on {args.metric} (95 % interval, rliable):")
+    for row in compare(a, b, args.metric, seed=args.seed):
+        low, high = row["ci_low"], row["ci_high"]
+        print(f"  {row['difficulty']:<8} {row['p']:.3f} [{low:.3f}, {high:.3f}]")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point (module docstring); writes each summary's JSON and CSV."""
+    args = _parser().parse_args(argv)
+    if args.compare:
+        _print_comparison(args)
+        return 0
+    args.policy = args.policy or ["random"]
+    difficulties = [d.strip() for d in args.difficulties.split(",") if d.strip()]
+    summaries = {policy: _run_one(args, policy, difficulties) for policy in args.policy}
     if args.plot:
         from alem_pz.plots import save_comparison
+        from alem_pz.report import save_rliable_figures
 
-        print(f"wrote {save_comparison(summary, args.plot)}")
+        print(f"wrote {save_comparison(summaries, args.plot)}")
+        for path in save_rliable_figures(summaries, args.plot, args.metric):
+            print(f"wrote {path}")
     return 0
 
 
