@@ -27,6 +27,10 @@ class _Silent:
     def close(self) -> None:
         """Nothing to close."""
 
+    def write(self, line: str) -> None:
+        """Print ``line`` (tqdm's ``write`` prints above the bar)."""
+        print(line, flush=True)
+
 
 def bar(
     total: int, desc: str = "", unit: str = "step", enabled: bool = True, file: TextIO | None = None

@@ -4,7 +4,10 @@
         --out results/marl/mappo_hard_s0 [--eval-episodes 10 --eval-max-steps 1000]
 
 Resumable: rerunning the same command continues from ``state.npz`` in ``--out`` (the config
-must match). Every call of the compiled trainer appends its updates to ``metrics.csv``;
+must match). Every call of the compiled trainer appends its updates to ``metrics.csv`` and to a
+TensorBoard run in CleanRL's layout (``--runs-dir``, default ``runs/``:
+``runs/alem-<difficulty>__<algo>__<seed>__<time>``, ``alem_train.tensorboard``; off with
+``--no-tensorboard``); a tqdm bar counts env steps on a terminal (``--no-progress`` to hide it).
 ``policy.npz`` is the actor, loadable by ``alem-evaluate --policy OUT/policy.npz``.
 """
 
@@ -21,6 +24,7 @@ import jax
 import numpy as np
 
 from alem_core.compilation_cache import enable_default_cache
+from alem_pz.progress import bar as progress_bar
 from alem_train import checkpoint
 from alem_train.ppo import EPISODE_KEYS, PPOConfig, init_train_state, make_train_call
 
@@ -42,6 +46,9 @@ def parse_args(argv=None) -> tuple[PPOConfig, argparse.Namespace]:
     parser.add_argument("--checkpoint-every", type=int, default=10, help="trainer calls")
     parser.add_argument("--eval-episodes", type=int, default=0)
     parser.add_argument("--eval-max-steps", type=int, default=1000)
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="TensorBoard runs")
+    parser.add_argument("--no-tensorboard", action="store_true")
+    parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig)}
     return PPOConfig(**fields), args
@@ -77,6 +84,15 @@ def _resume(config: PPOConfig, args: argparse.Namespace):
     return checkpoint.load_tree(saved, state), float(previous.get("seconds", 0.0))
 
 
+def _run_log(config: PPOConfig, args: argparse.Namespace):
+    if args.no_tensorboard:
+        return None
+    from alem_train.tensorboard import RunLog
+
+    hyper = {**dataclasses.asdict(config), "seed": args.seed, "out": str(args.out)}
+    return RunLog.open(args.runs_dir, f"alem-{config.difficulty}", config.algo, args.seed, hyper)
+
+
 def train(config: PPOConfig, args: argparse.Namespace) -> dict:
     args.out.mkdir(parents=True, exist_ok=True)
     state, seconds = _resume(config, args)
@@ -85,6 +101,10 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
     calls = -(-config.num_updates // config.updates_per_call)
     done = int(state.update) // config.updates_per_call
     writer, handle = None, metrics_path.open("a", newline="")
+    log = _run_log(config, args)
+    per_call = config.updates_per_call * config.steps_per_update
+    bar = progress_bar(calls * per_call, config.algo, "env-step", not args.no_progress)
+    bar.update(done * per_call)
     for i in range(done, calls):
         start = time.perf_counter()
         first = int(state.update)
@@ -98,16 +118,23 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
                 writer.writeheader()
         writer.writerows(rows)
         handle.flush()
+        for row in rows if log else ():
+            log.write(row, row["env_steps"])
+        bar.update(per_call)
         last = rows[-1]
-        print(f"update {last['update']}/{calls * config.updates_per_call} env-steps "
-              f"{last['env_steps']:,} ({last['env_steps'] / seconds:,.0f}/s incl. compile) "
-              f"return {last['episode_return']:.2f} ach {last['Team/achievement_pct']:.4f}",
-              flush=True)  # fmt: skip
+        bar.write(
+            f"update {last['update']}/{calls * config.updates_per_call} env-steps "
+            f"{last['env_steps']:,} ({last['env_steps'] / seconds:,.0f}/s incl. compile) "
+            f"return {last['episode_return']:.2f} ach {last['Team/achievement_pct']:.4f}"
+        )
         if (i + 1) % args.checkpoint_every == 0 or i + 1 == calls:
             checkpoint.save_tree(args.out / "state.npz", state)
             checkpoint.save_policy(args.out / "policy.npz", state.params["actor"], config.players)
             checkpoint.write_config(args.out, config, {"seed": args.seed, "seconds": seconds})
     handle.close()
+    bar.close()
+    if log:
+        log.close()
     return {"seconds": seconds, "env_steps": int(state.update) * config.steps_per_update}
 
 
