@@ -16,6 +16,11 @@ evaluation protocol (``alem_pz.evaluate``: world seeds 9999 + i, individual rewa
 specialisation on), on the same seeds and step cap, and the learning curve is saved as a PNG
 with the two evaluations marked. ``--eval-only --checkpoint runs/ppo/agent.pt`` re-scores a
 saved agent; ``load_policy(path)`` returns it as a policy for ``alem_pz.evaluate.evaluate``.
+
+TensorBoard, as CleanRL logs: ``runs/<env>__<exp-name>__<seed>__<time>`` (``--runs-dir``) with
+``charts/episodic_return``, ``charts/SPS``, ``charts/learning_rate``, ``losses/*`` and the
+headline score, written with tensorboardX (in the ``cleanrl`` extra); ``tensorboard --logdir
+runs`` shows them beside any CleanRL run.
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=Path("runs/ppo"))
     p.add_argument("--eval-only", action="store_true")
     p.add_argument("--checkpoint", type=Path, default=None)
+    p.add_argument("--exp-name", default="cleanrl_ppo", help="the run name's experiment part")
+    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="TensorBoard runs")
     return p.parse_args(argv)
 
 
@@ -157,7 +164,7 @@ def advantages(rewards, values, next_value, ends, gamma, lam):
 def ppo_update(agent, optimizer, batch, args) -> dict[str, float]:
     """CleanRL's clipped PPO update over the rows that carry a decision."""
     rows = torch.nonzero(batch["valid"]).squeeze(-1)
-    stats = {"clipfrac": [], "approx_kl": [], "entropy": []}
+    stats = {"clipfrac": [], "approx_kl": [], "entropy": [], "policy_loss": [], "value_loss": []}
     for _ in range(args.update_epochs):
         for mb in torch.tensor_split(rows[torch.randperm(len(rows))], args.num_minibatches):
             if len(mb) < 2:
@@ -180,6 +187,8 @@ def ppo_update(agent, optimizer, batch, args) -> dict[str, float]:
                 stats["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
                 stats["clipfrac"].append(((ratio - 1).abs() > args.clip_coef).float().mean().item())
                 stats["entropy"].append(entropy.mean().item())
+                stats["policy_loss"].append(pg.mean().item())
+                stats["value_loss"].append(v_loss.item())
     return {k: float(np.mean(v)) for k, v in stats.items()}
 
 
@@ -222,8 +231,32 @@ def rollout(envs, agent, state, args):
     return flat, (obs, mask, alive, resetting), finished
 
 
+def open_writer(args: argparse.Namespace):
+    """CleanRL's ``SummaryWriter(f"runs/{run_name}")`` with the hyperparameters as text."""
+    from tensorboardX import SummaryWriter
+
+    run_name = f"alem-{args.difficulty}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    writer = SummaryWriter(str(args.runs_dir / run_name))
+    table = "\n".join(f"|{key}|{value}|" for key, value in vars(args).items())
+    writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+    return writer
+
+
+def log_point(writer, point: dict, lr: float) -> None:
+    """One update's scalars under CleanRL's tags, at ``global_step`` = env-steps."""
+    step = point["env_steps"]
+    writer.add_scalar("charts/learning_rate", lr, step)
+    writer.add_scalar("charts/SPS", int(step / point["seconds"]), step)
+    for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
+        writer.add_scalar(f"losses/{key}", point[key], step)
+    if "episode_return" in point:
+        writer.add_scalar("charts/episodic_return", point["episode_return"], step)
+        writer.add_scalar(HEADLINE, point[HEADLINE], step)
+
+
 def train(args: argparse.Namespace) -> tuple[Agent, list[dict]]:
     torch.manual_seed(args.seed)
+    writer = open_writer(args)
     envs = make_envs(args)
     obs_size = envs.single_observation_space.shape[0]
     agent = Agent(obs_size, envs.single_action_space.n, args.hidden)
@@ -247,6 +280,7 @@ def train(args: argparse.Namespace) -> tuple[Agent, list[dict]]:
             point["episode_return"] = float(np.mean([r for r, _ in finished]))
             point[HEADLINE] = float(np.mean([a for _, a in finished]))
         curve.append(point)
+        log_point(writer, point, optimizer.param_groups[0]["lr"])
         print(
             f"update {update}/{updates} env-steps {env_steps} ({env_steps / elapsed:,.0f}/s) "
             f"episodes {len(finished)} return {point.get('episode_return', float('nan')):.2f} "
@@ -255,6 +289,7 @@ def train(args: argparse.Namespace) -> tuple[Agent, list[dict]]:
             flush=True,
         )
     envs.close()
+    writer.close()
     return agent, curve
 
 

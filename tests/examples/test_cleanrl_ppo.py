@@ -51,9 +51,19 @@ def test_masked_actions_are_never_sampled(ppo):
 def test_tiny_training_run_writes_curve_checkpoint_and_both_evaluations(ppo, tmp_path):
     args = "--small --total-timesteps 256 --num-worlds 4 --num-steps 32 --update-epochs 1"
     args += f" --eval-episodes 1 --eval-max-steps 10 --out {tmp_path}"
-    assert ppo.main(args.split()) == 0
+    assert ppo.main([*args.split(), "--runs-dir", str(tmp_path / "runs")]) == 0
     report = json.loads((tmp_path / "results.json").read_text())
     assert [p["env_steps"] for p in report["curve"]] == [128, 256]
+    # TensorBoard in CleanRL's layout; the logged losses are the curve's
+    if importlib.util.find_spec("tensorboardX"):
+        from alem_train.tensorboard import read_scalars
+
+        (run,) = (tmp_path / "runs").iterdir()
+        assert run.name.startswith("alem-medium__cleanrl_ppo__1__")
+        scalars = read_scalars(run)
+        assert [s for s, _ in scalars["charts/SPS"]] == [128, 256]
+        logged = [v for _, v in scalars["losses/value_loss"]]
+        assert logged == pytest.approx([p["value_loss"] for p in report["curve"]], rel=1e-6)
     assert set(report["eval"]) == {"PPO", "masked-random"}
     assert (tmp_path / "learning_curve.png").stat().st_size > 1000
     policy = ppo.load_policy(tmp_path / "agent.pt")
