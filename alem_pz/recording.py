@@ -60,10 +60,13 @@ def record_episode(
     every: int = 1,
     static: alem_core.StaticParams | None = None,
     tile_px: int = RENDER_TILE_PX,
+    progress: bool = True,
 ) -> list[np.ndarray]:
     """Play up to ``steps`` steps with ``policy`` for every agent; return every ``every``-th
-    team frame at ``tile_px`` pixels per tile (the first and the last included)."""
+    team frame at ``tile_px`` pixels per tile (the first and the last included). A tqdm bar
+    counts the steps on a terminal unless ``progress`` is off (rendering is the slow part)."""
     from alem_pz.parallel import AlemParallelEnv
+    from alem_pz.progress import bar as progress_bar
 
     env = AlemParallelEnv(
         players=players, difficulty=difficulty, max_steps=steps, render_mode="rgb_array",
@@ -75,15 +78,17 @@ def record_episode(
     }
     observations, infos = env.reset(seed=seed)
     frames = [team_frame(env, tile_px)]
-    played = 0
+    played, bar = 0, progress_bar(steps, "recording", enabled=progress)
     while env.agents:
         actions = {
             a: int(policies[a](observations[a], infos[a]["action_mask"])) for a in env.agents
         }
         observations, _, _, _, infos = env.step(actions)
         played += 1
+        bar.update()
         if played % every == 0 or not env.agents:
             frames.append(team_frame(env, tile_px))
+    bar.close()
     env.close()
     return frames
 
@@ -100,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--tile", type=int, default=RENDER_TILE_PX, help="pixels per tile")
     parser.add_argument("--out", default="team.gif", help="a .gif file or a folder for PNGs")
+    parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     frames = record_episode(
         args.steps,
@@ -109,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         args.policy,
         args.every,
         tile_px=args.tile,
+        progress=not args.no_progress,
     )
     path = save_frames(frames, args.out, args.fps)
     print(f"wrote {len(frames)} frames to {path}")

@@ -27,6 +27,11 @@ CLEANRL_TAGS = {
     "actor_loss": "losses/policy_loss",
     "value_loss": "losses/value_loss",
     "entropy": "losses/entropy",
+    "clip_frac": "losses/clipfrac",
+    "train_return": "charts/episodic_return",
+    "train_success": "charts/success",
+    "grad_steps": "charts/grad_steps",
+    "probe_env_steps": "charts/probe_env_steps",
 }
 """alem_train's metric names -> CleanRL's tags."""
 

@@ -173,10 +173,12 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     parser.add_argument("--drill", default=None, help="t1_sync, t2_busy or t3_chain")
     parser.add_argument("--players", type=int, default=None, help="drill team size")
+    parser.add_argument("--no-progress", action="store_true", help="no bar over the N values")
     args = parser.parse_args()
 
     import alem_core
     from alem_core.drills import drill_setup
+    from alem_pz.progress import bar as progress_bar
 
     if args.drill:
         static, params = drill_setup(args.drill, args.players, args.horizon)
@@ -191,6 +193,8 @@ def main() -> None:
     print(f"jax {jax.__version__} on {jax.devices()}, load average {_load()}, ", end="")
     print(f"GLIBC_TUNABLES={tunables!r}")
     results = []
+    # One tick per world count, outside the timed loops: the bar never costs a measured step.
+    bar = progress_bar(len(args.worlds), "world counts", "N", not args.no_progress)
     for n in args.worlds:
         row = {
             "core": bench_core(n, args.steps, params, static, args.repeats),
@@ -222,6 +226,8 @@ def main() -> None:
                 flush=True,
             )
         results.append(row)
+        bar.update()
+    bar.close()
     if args.json:
         with open(args.json, "w") as f:
             record = {"load_end": _load(), "glibc_tunables": tunables, "results": results}

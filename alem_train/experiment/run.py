@@ -14,7 +14,8 @@ grid point by its mean tuning score (``SELECT_BY``) and trains it on the given s
 (docs/training.md#objectives 5.3's G = 2 and 16 on T0, the δ sweep of H3); ``summary`` writes IQM
 and mean with 95 % bootstrap intervals per (task, method), and per variant for the ablations.
 Everything is appended to CSVs under ``--out`` (``runs.csv``: one row per run with its config and
-the git SHA; ``curves.csv``: one row per update, ``keeps_curves``). A run already in ``runs.csv`` is
+the git SHA; ``curves.csv``: one row per update, ``keeps_curves``; with ``--runs-dir``, a
+TensorBoard run per training run in CleanRL's layout). A run already in ``runs.csv`` is
 skipped, so an interrupted command resumes where it stopped.
 """
 
@@ -92,8 +93,30 @@ def keeps_curves(phase: str, method: str) -> bool:
     return phase == "final" or (phase == "ablation" and method in SEQUENTIAL)
 
 
-def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budget: int) -> bool:
-    """Train and record one run unless ``runs.csv`` has it; True when it ran."""
+def _log_run(runs: Path, ident: dict, curve: list[dict], final: dict) -> None:
+    """The run's curve as a TensorBoard run in CleanRL's layout (``alem_train.tensorboard``):
+    ``<runs>/<task>__<method>-<phase>__<seed>__<time>``, at env-steps, with the final
+    evaluation under ``eval/`` and the run's mean ``charts/SPS``. Written once the run is done:
+    the compiled trainers hand their curve back at the end."""
+    from alem_train.tensorboard import RunLog
+
+    exp = f"{ident['method']}-{ident['phase']}"
+    log = RunLog.open(runs, ident["task"], exp, ident["seed"], ident)
+    for row in curve:
+        log.write(row, row["env_steps"])
+    step = final["env_steps"]
+    log.writer.add_scalar("charts/SPS", int(final["env_steps_per_s"]), step)
+    log.writer.add_scalar("eval/success", final["eval_success"], step)
+    log.writer.add_scalar("eval/return", final["eval_return"], step)
+    log.close()
+
+
+def run_one(
+    out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budget: int,
+    runs: Path | None = None,
+) -> bool:  # fmt: skip
+    """Train and record one run unless ``runs.csv`` has it; True when it ran. With ``runs``,
+    also a TensorBoard run there (``_log_run``)."""
     ident = {"phase": phase, "task": task, "method": cfg.method, "seed": seed, "budget": budget}
     ident.update({k: v for k, v in asdict(cfg).items() if k != "method"})
     if _identity(ident) in _done_runs(out / "runs.csv"):
@@ -106,6 +129,8 @@ def run_one(out: Path, phase: str, task: str, cfg: MethodConfig, seed: int, budg
     if keeps_curves(phase, cfg.method):
         _append(out / "curves.csv", rows)
     _append(out / "runs.csv", [{**ident, **final, "git_sha": git_sha()}])
+    if runs is not None:
+        _log_run(runs, ident, curve, final)
     print(f"{phase} {task} {cfg.method} seed={seed} lr={cfg.lr} eps={cfg.eps} beta={cfg.beta} "
           f"delta={cfg.delta}: success {final['eval_success']:.3f} return "
           f"{final['eval_return']:.3f} ({final['seconds']:.0f} s)", flush=True)  # fmt: skip
@@ -177,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--delta", nargs="+", type=float, default=(), help="ablation: δ values")
     parser.add_argument("--budget", type=int, default=None, help="env steps (default per task)")
     parser.add_argument("--out", type=Path, default=Path("results/coordination_gap"))
+    parser.add_argument("--runs-dir", type=Path, default=None, help="TensorBoard runs (off)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.phase == "summary":
@@ -197,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.phase == "ablation":
             configs = ablation_configs(configs, args.group_size, args.delta)
         for cfg, seed in itertools.product(configs, args.seeds):
-            run_one(args.out, args.phase, task, cfg, seed, budget)
+            run_one(args.out, args.phase, task, cfg, seed, budget, args.runs_dir)
 
 
 TASKS_BASE: dict[str, MethodConfig] = {

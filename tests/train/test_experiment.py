@@ -84,6 +84,25 @@ def test_runner_skips_finished_runs_and_picks_the_best_grid_point(tmp_path, monk
     assert scores[best.lr] == max(scores.values())
 
 
+def test_runner_writes_a_tensorboard_run_per_training_run(tmp_path, monkeypatch):
+    pytest.importorskip("tensorboardX")
+    from alem_train.tensorboard import read_scalars
+
+    monkeypatch.setitem(TASKS, "tiny", lambda: CLIMB)
+    cfg = MethodConfig("igrpo_shared", **SMALL)
+    assert runner.run_one(tmp_path, "final", "tiny", cfg, 1, 32, runs=tmp_path / "tb")
+    (run,) = (tmp_path / "tb").iterdir()
+    assert run.name.startswith("tiny__igrpo_shared-final__1__")
+    scalars = read_scalars(run)
+    with (tmp_path / "runs.csv").open() as f:
+        (row,) = list(csv.DictReader(f))
+    assert scalars["eval/return"] == [
+        (int(row["env_steps"]), pytest.approx(float(row["eval_return"])))
+    ]
+    steps = [s for s, _ in scalars["charts/episodic_return"]]
+    assert steps == sorted(steps) and steps[-1] == int(row["env_steps"])
+
+
 def test_ablation_varies_group_size_for_all_and_delta_only_for_sequential_methods(tmp_path):
     base = [MethodConfig("igrpo_shared", **SMALL), MethodConfig("seqtr_fresh", **SMALL)]
     both = runner.ablation_configs(base, (2, 16), (0.005, 0.08))
