@@ -7,7 +7,8 @@
 One panel per score (the headline keys, then the coordination categories); in each panel the
 difficulties sit side by side on the x axis with one bar per policy, and the whiskers are the
 summary's 95% percentile-bootstrap intervals, in percent (each y axis starts at 0).
-``alem-evaluate ... --plot out.png`` writes this figure for the policy it evaluated.
+``alem-evaluate ... --plot out.png`` writes this figure for the policies it evaluated, and
+rliable's interval plot and performance profile beside it (``alem_pz.report``).
 
 matplotlib is optional (``pip install -e ".[plots]"``) and imported only when a figure is drawn.
 """

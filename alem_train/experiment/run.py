@@ -30,6 +30,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from alem_core.compilation_cache import enable_default_cache
+from alem_pz.progress import bar as progress_bar
 from alem_train.experiment.methods import METHODS, SEQUENTIAL, MethodConfig
 from alem_train.experiment.report import group_rows, load_rows, write_summary
 from alem_train.experiment.tasks import TASKS, task_budget
@@ -203,6 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=None, help="env steps (default per task)")
     parser.add_argument("--out", type=Path, default=Path("results/coordination_gap"))
     parser.add_argument("--runs-dir", type=Path, default=None, help="TensorBoard runs (off)")
+    parser.add_argument("--no-progress", action="store_true", help="no bar over the runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.phase == "summary":
@@ -222,8 +224,12 @@ def main(argv: list[str] | None = None) -> None:
             configs = [best[m] for m in args.methods if m in best]
         if args.phase == "ablation":
             configs = ablation_configs(configs, args.group_size, args.delta)
-        for cfg, seed in itertools.product(configs, args.seeds):
+        runs = list(itertools.product(configs, args.seeds))
+        bar = progress_bar(len(runs), f"{args.phase} {task}", "run", not args.no_progress)
+        for cfg, seed in runs:
             run_one(args.out, args.phase, task, cfg, seed, budget, args.runs_dir)
+            bar.update()
+        bar.close()
 
 
 TASKS_BASE: dict[str, MethodConfig] = {
