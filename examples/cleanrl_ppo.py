@@ -39,6 +39,7 @@ from torch.distributions import Categorical
 
 import alem_pz  # noqa: F401  (registers "alem/Coop-v0")
 from alem_pz.baselines import MaskedRandom
+from alem_pz.progress import bar as progress_bar
 from alem_pz.protocol import PROTOCOL_PARAMS, evaluate
 
 HEADLINE = "Team/achievement_pct"
@@ -71,6 +72,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--checkpoint", type=Path, default=None)
     p.add_argument("--exp-name", default="cleanrl_ppo", help="the run name's experiment part")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="TensorBoard runs")
+    p.add_argument("--no-progress", action="store_true", help="no tqdm bar on a terminal")
     return p.parse_args(argv)
 
 
@@ -265,6 +267,8 @@ def train(args: argparse.Namespace) -> tuple[Agent, list[dict]]:
     state = (obs, infos["action_mask"], infos["alive"], np.zeros(envs.num_envs, bool))
     updates = max(1, args.total_timesteps // (args.num_steps * args.num_worlds))
     curve, start, env_steps = [], time.perf_counter(), 0
+    per_update = args.num_steps * args.num_worlds
+    bar = progress_bar(updates * per_update, "ppo", "env-step", not args.no_progress)
     for update in range(1, updates + 1):
         for group in optimizer.param_groups:  # CleanRL's linear learning-rate annealing
             group["lr"] = args.learning_rate * (1.0 - (update - 1.0) / updates)
@@ -281,13 +285,14 @@ def train(args: argparse.Namespace) -> tuple[Agent, list[dict]]:
             point[HEADLINE] = float(np.mean([a for _, a in finished]))
         curve.append(point)
         log_point(writer, point, optimizer.param_groups[0]["lr"])
-        print(
+        bar.update(per_update)
+        bar.write(  # above the bar on a terminal, a plain line otherwise
             f"update {update}/{updates} env-steps {env_steps} ({env_steps / elapsed:,.0f}/s) "
             f"episodes {len(finished)} return {point.get('episode_return', float('nan')):.2f} "
             f"{HEADLINE} {point.get(HEADLINE, float('nan')):.4f} kl {stats['approx_kl']:.4f} "
-            f"rollout {stats['rollout_s']:.1f} s update {stats['update_s']:.1f} s",
-            flush=True,
+            f"rollout {stats['rollout_s']:.1f} s update {stats['update_s']:.1f} s"
         )
+    bar.close()
     envs.close()
     writer.close()
     return agent, curve
