@@ -11,8 +11,8 @@
   score row (``infos["score"]``) and the count must match the runner's per-slot episode
   counters at the end.
 * ``llm``: ``alem_pz.text.harness.evaluate_llm`` against ``LocalServer`` injecting 429s,
-  500s, slow, truncated and garbled replies, for at least ``--requests`` chat requests; RSS per
-  episode; every episode must finish and be in the summary.
+  500s, slow, truncated and garbled replies, for at least ``--requests`` chat requests in one
+  evaluation; RSS every 10 s; every episode must finish and be in the summary.
 * ``envs``: ``--count`` PettingZoo envs of four shapes made, reset, stepped and closed in one
   process; RSS every 20 envs.
 The verdict line compares RSS after the first fifth of a part (the first 5 minutes of
@@ -83,6 +83,8 @@ def soak_vec(minutes: float, worlds: int) -> dict:
 
 
 def soak_llm(requests: int) -> dict:
+    import threading
+
     from alem_pz.text.client import ClientConfig
     from alem_pz.text.harness import HarnessConfig, evaluate_llm
     from alem_pz.text.local_server import LocalServer
@@ -90,19 +92,27 @@ def soak_llm(requests: int) -> dict:
     faults = {"429": 0.03, "500": 0.03, "slow": 0.01, "truncate": 0.02, "garble": 0.02}
     steps, players = 50, 3
     episodes = -(-requests // (steps * players))
-    samples = []
+    samples, done = [], threading.Event()
     with tempfile.TemporaryDirectory() as out, LocalServer(faults, slow_seconds=2.0) as server:
+
+        def sample() -> None:  # RSS every 10 s while the one long evaluation runs
+            while not done.wait(10.0):
+                now, peak = rss_mb()
+                samples.append({"seconds": len(samples) * 10 + 10, "rss_mb": now,
+                                "peak_mb": peak, "requests": server.stats["requests"]})  # fmt: skip
+                print(json.dumps(samples[-1]), flush=True)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
         client = ClientConfig(model="rule", base_url=server.url, timeout=1.0, retry_delay=0.01)
-        config = HarnessConfig(clients=[client], workers=2)
-        for i in range(episodes):  # one episode per call (the harness resumes the run)
+        try:
             summary = evaluate_llm(
-                config, out, episodes=i + 1, max_steps=steps, difficulties=["easy"],
-                resamples=50, progress=False,
+                HarnessConfig(clients=[client], workers=2), out, episodes=episodes,
+                max_steps=steps, difficulties=["easy"], resamples=50, progress=False,
             )  # fmt: skip
-            now, peak = rss_mb()
-            samples.append({"episodes": i + 1, "requests": server.stats["requests"],
-                            "rss_mb": now, "peak_mb": peak})  # fmt: skip
-            print(json.dumps(samples[-1]), flush=True)
+        finally:
+            done.set()
+            sampler.join()
         finished = len(summary["results"]["easy"]["per_episode"])
         stats = dict(server.stats)
     return {"samples": samples, "episodes": episodes, "episodes_in_summary": finished,
