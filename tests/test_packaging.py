@@ -7,6 +7,7 @@ left out, or an entry point that does not resolve. Slow (a fresh venv installs J
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -39,7 +40,9 @@ EPISODE = textwrap.dedent(
 
 
 def run(command: list[str], cwd: Path) -> str:
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=1200)
+    # Without PYTHONPATH: a path to the checkout there would shadow the installed wheel.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
     return result.stdout
 

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_core import pipeline
+from alem_core import api, pipeline
 from alem_core.api import reset
 from alem_core.observation.masking import action_mask
 from alem_core.params import StaticParams, make_params
@@ -50,9 +50,7 @@ def _rollouts(reference: bool):
         state, mask = carry
         k_act, k_step = jax.random.split(key)
         actions = random_legal_actions(k_act, mask)
-        obs, state, reward, term, trunc, info = pipeline.step(
-            k_step, state, actions, PARAMS, STATIC
-        )
+        obs, state, reward, term, trunc, info = api.step(k_step, state, actions, PARAMS, STATIC)
         mask = info["action_mask"]
         return (state, mask), (obs, state, reward, term, trunc, mask)
 
