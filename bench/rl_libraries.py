@@ -1,12 +1,12 @@
 """First call and per-step cost of alem under each RL library's documented pattern.
 
-Each library runs in a fresh process (``python bench/rl_libraries.py NAME``; no name runs them
+Each library runs in a fresh process (``python -m bench.rl_libraries NAME``; no name runs them
 all, one process each) on the default world (48 x 48, 9 floors, 3 players) with
 ``max_steps=100``, so the 100th step ends an episode (the score's first compile). Printed per
 library: import, construction + first reset ("first reset", TorchRL's wrapper resets while
 building its specs), the first step, the mean step after that, and the episode-ending step.
 For cold runs give each library its own empty cache: ``JAX_COMPILATION_CACHE_DIR=$(mktemp -d)
-XDG_CACHE_HOME=$(mktemp -d) python bench/rl_libraries.py NAME``.
+XDG_CACHE_HOME=$(mktemp -d) python -m bench.rl_libraries NAME``.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def main() -> None:
     names = sys.argv[1:]
     if not names:
         for name in LIBS:
-            subprocess.run([sys.executable, __file__, name], check=False)
+            subprocess.run([sys.executable, "-m", "bench.rl_libraries", name], check=False)
         return
     for name in names:
         t = time.perf_counter()
