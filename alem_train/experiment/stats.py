@@ -18,16 +18,17 @@ RESAMPLES = 2000
 def summarise(scores) -> dict[str, float]:
     """``{n, mean, mean_lo, mean_hi, iqm, iqm_lo, iqm_hi}`` of one method's per-seed scores."""
     x = np.asarray(scores, dtype=float)
-    mean, mean_lo, mean_hi = interval(x, np.mean, RESAMPLES)
-    point, iqm_lo, iqm_hi = interval(x, iqm, RESAMPLES)
+    # One bootstrap pass for both statistics: the same resamples (the seed is fixed per call),
+    # so the same figures as two passes, in half the time (rliable resamples in Python).
+    point, low, high = interval(x, lambda s: np.array([np.mean(s), iqm(s)]), RESAMPLES)
     return {
         "n": int(x.size),
-        "mean": float(mean[0]),
-        "mean_lo": float(mean_lo[0]),
-        "mean_hi": float(mean_hi[0]),
-        "iqm": float(point[0]),
-        "iqm_lo": float(iqm_lo[0]),
-        "iqm_hi": float(iqm_hi[0]),
+        "mean": float(point[0]),
+        "mean_lo": float(low[0]),
+        "mean_hi": float(high[0]),
+        "iqm": float(point[1]),
+        "iqm_lo": float(low[1]),
+        "iqm_hi": float(high[1]),
     }
 
 
