@@ -57,6 +57,7 @@ from alem_core.scoring.score_tables import (
     COORD_CATEGORIES,
     DEATH_CAUSES,
     ENTER_FLOOR,
+    HEADLINE_KEYS,
     INVENTORY,
     IS_COORD,
     IS_NORMAL,
@@ -67,16 +68,6 @@ from alem_core.scoring.score_tables import (
 )
 from alem_core.state import State
 from alem_core.systems.boss import boss_defeated
-
-HEADLINE_KEYS = (
-    "Team/achievement_pct",
-    "Team/normal_achievement_pct",
-    "Team/coordination_achievement_pct",
-    "Team/normal_reward_pct_of_max",
-    "Team/coord_reward_pct_of_max",
-    "Team/reward_pct_of_max",
-)
-"""The protocol's headline numbers: achievement pcts, then Base%, Coord.%, Total%."""
 
 
 def _groups(static: StaticParams) -> list[tuple[str, str, str, np.ndarray]]:
@@ -160,10 +151,10 @@ def role_metrics(unlocked: jax.Array, static: StaticParams) -> tuple[dict, dict]
 
 def agent_columns(state: State, static: StaticParams) -> dict[str, jax.Array]:
     """Every per-agent value as a (P,) array, unprefixed (``AgentK/<name>`` in the score):
-    achievement fractions, role counts, attributes, inventory, death, kills, cooperation."""
+    achievement fractions, attributes, inventory, death, kills, cooperation (role counts:
+    ``role_metrics``)."""
     pl, stats = state.players, state.stats
     out = achievement_fractions(pl.achievements, static)
-    out.update(role_metrics(pl.achievements, static)[1])
     out.update({name: getattr(pl, name) for name in ATTRIBUTES})
     out.update({f"inventory_{item}": pl.inventory[:, c] for c, item in enumerate(INVENTORY)})
     out.update(alive=pl.alive, death_cause=pl.death_cause, level_at_death=pl.death_floor)
@@ -175,11 +166,9 @@ def agent_columns(state: State, static: StaticParams) -> dict[str, jax.Array]:
 
 
 def team_columns(state: State, static: StaticParams) -> dict[str, jax.Array]:
-    """Every team value as a scalar, by its full key."""
-    unlocked = state.players.achievements
-    fractions = achievement_fractions(unlocked.any(axis=0), static)
+    """Every team value as a scalar, by its full key (role counts: ``role_metrics``)."""
+    fractions = achievement_fractions(state.players.achievements.any(axis=0), static)
     out = {f"Team/{k}": v for k, v in fractions.items()}
-    out.update(role_metrics(unlocked, static)[0])
     for name in ATTRIBUTES:
         out[f"Team/mean_{name}"] = getattr(state.players, name).astype(jnp.float32).mean()
     out.update(cooperation_summary(state))
@@ -349,8 +338,9 @@ def _columns(state: State, static: StaticParams) -> tuple[jax.Array, tuple[str, 
     every agent, then ``AgentK/*`` (agent K's value, broadcast), then ``Achievements/*`` (each
     agent its own)."""
     p = static.player_count
-    team = team_columns(state, static)
-    agent = agent_columns(state, static)
+    team_roles, agent_roles = role_metrics(state.players.achievements, static)
+    team = team_columns(state, static) | team_roles
+    agent = agent_columns(state, static) | agent_roles
     team_row = jnp.stack([jnp.asarray(v, jnp.float32) for v in team.values()])
     per_agent = jnp.stack([jnp.asarray(v, jnp.float32) for v in agent.values()], axis=1)
     unlocked = 100.0 * state.players.achievements.astype(jnp.float32)
@@ -405,3 +395,6 @@ def score_keys(static: StaticParams) -> tuple[str, ...]:
     names: list[tuple[str, ...]] = []
     jax.eval_shape(lambda s: names.append(_columns(s, static)[1]), state)
     return tuple(sorted(names[0]))
+
+
+__all__ = ["HEADLINE_KEYS", "score", "score_keys", "score_table"]

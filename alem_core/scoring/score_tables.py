@@ -148,6 +148,17 @@ INVENTORY = tuple(member.name.lower() for member in Inv)
 ACHIEVEMENT_NAMES = tuple(member.name for member in Achievement)
 
 
+HEADLINE_KEYS = (
+    "Team/achievement_pct",
+    "Team/normal_achievement_pct",
+    "Team/coordination_achievement_pct",
+    "Team/normal_reward_pct_of_max",
+    "Team/coord_reward_pct_of_max",
+    "Team/reward_pct_of_max",
+)
+"""The protocol's headline numbers: achievement pcts, then Base%, Coord.%, Total%."""
+
+
 def eligible(static: StaticParams) -> np.ndarray:
     """(93,) bool: the achievements that count for this world shape (module docstring)."""
     base = OVERWORLD_NORMAL | IS_COORD if static.num_levels == 1 else np.ones_like(IS_COORD)
