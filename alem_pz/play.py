@@ -301,8 +301,7 @@ class Game:
 
 def hud_lines(state: alem_core.State, i: int, p: int, score: float, turn: int | None) -> list[str]:
     """Four HUD lines for player ``i``: who and vitals, inventory, requests and messages,
-    coordination cues. ``state`` is best a host copy (``jax.device_get``): every read of a
-    device array here would be a dispatch of its own."""
+    coordination cues, read from a host copy of the state (``jax.device_get``)."""
     pl = state.players
     role = ROLE_OF_INDEX[i % 3].name.lower()
     who = f"Player {i + 1}/{p} · {role}" + ("" if turn is not None else " (AI team)")
