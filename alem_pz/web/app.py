@@ -1,0 +1,212 @@
+"""The Starlette app of ``alem-serve``: the page, a JSON summary and the WebSocket protocol.
+
+Why Starlette + uvicorn: Starlette is a small, well-kept ASGI toolkit (the base FastAPI is built
+on) with WebSockets, static files and a test client in one package and no code generation;
+uvicorn is the reference ASGI server. FastAPI's extras (validation models, OpenAPI pages) would
+serve a JSON API, which this is not: one WebSocket carries everything.
+
+Protocol (JSON text frames; docs/play-in-browser.md has the table). Client to server:
+``{"type": "take", "seat": i}``, ``{"type": "rejoin", "token": t}``,
+``{"type": "act", "token": t, "action": a, "client_ms": ms}``,
+``{"type": "chat", "token": t, "text": s}``, ``{"type": "next"}`` (next episode once one ended).
+Server to client: ``welcome`` (options, key table), ``joined`` (seat, token), ``frame`` (every
+seat's view as a PNG data URL, HUDs, seats, who is awaited), ``status`` (a choice arrived),
+``chat``, and ``error`` (a refused message; nothing changed).
+
+Room calls run one at a time in a worker thread (``asyncio.to_thread`` under a lock): the step
+is a blocking JAX call, and serialising keeps the room's state consistent without locks inside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from alem_core.constants import GIVE_BASE, comm_base, num_give_slots
+from alem_pz.web.room import Room, RoomError
+from alem_pz.web.views import browser_keys
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+class Hub:
+    """The room, its lock and the connected pages; builds and broadcasts messages."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.lock = asyncio.Lock()
+        self.sockets: dict[WebSocket, str | None] = {}  # socket -> the seat token it holds
+        self._urls: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run a room method in the worker thread, one call at a time."""
+        async with self.lock:
+            return await asyncio.to_thread(fn, *args)
+
+    def welcome(self) -> dict[str, Any]:
+        """Options and the key table: what the page needs once."""
+        r = self.room
+        static = r.env.static
+        return {
+            "type": "welcome", "players": r.p, "mode": "tick" if r.config.tick_ms else "turn",
+            "tick_ms": r.config.tick_ms, "num_actions": r.num_actions, "give_base": GIVE_BASE,
+            "give_slots": num_give_slots(r.p), "comm_base": comm_base(r.p),
+            "comm_channels": static.num_comm_channels,
+            "keys": browser_keys(r.p, static.num_comm_channels),
+            "difficulty": r.config.difficulty, "ai": r.config.ai,
+        }  # fmt: skip
+
+    def status(self) -> dict[str, Any]:
+        """Seats and who the world waits for."""
+        r = self.room
+        return {
+            "type": "status", "step": r.steps, "episode": r.episode, "started": r.started,
+            "seats": r.seats_info(), "waiting": r.waiting_for(),
+            "chosen": sorted(r.chosen), "over": not r.env.agents,
+        }  # fmt: skip
+
+    def frame(self) -> dict[str, Any]:
+        """Every seat's view (PNG data URLs, encoded once per step), HUDs and the status."""
+        r = self.room
+        if self._urls[0] != (r.episode, r.steps):
+            urls = [f"data:image/png;base64,{base64.b64encode(b).decode()}" for b in r.pngs]
+            self._urls = ((r.episode, r.steps), urls)
+        return {
+            **self.status(), "type": "frame", "views": self._urls[1],
+            "hud": [r.hud(i) for i in range(r.p)], "events": r.events, "last": r.last,
+            "summary": r.summary, "chat": r.chat_log, "sent_at": time.time(),
+        }  # fmt: skip
+
+    async def publish(self, kind: str = "frame") -> None:
+        """Broadcast a ``frame`` or a ``status``, built under the lock (a consistent step)."""
+        await self.broadcast(await self.call(self.frame if kind == "frame" else self.status))
+
+    async def broadcast(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every open page (a page that fails is dropped)."""
+        text = json.dumps(message)
+        for socket in list(self.sockets):
+            try:
+                await socket.send_text(text)
+            except Exception:  # a closed page: its own handler cleans up
+                self.sockets.pop(socket, None)
+
+
+async def handle(hub: Hub, socket: WebSocket, message: Any) -> None:
+    """One client message (module docstring); RoomError and bad shapes become ``error``."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise RoomError(f"a message must be a JSON object with a 'type', got {message!r:.80}")
+    kind, room = message["type"], hub.room
+    if kind == "take":
+        token = await hub.call(room.take, message.get("seat"))
+        hub.sockets[socket] = token
+        await socket.send_json({"type": "joined", "seat": message["seat"], "token": token})
+        await hub.publish("status")
+    elif kind == "rejoin":
+        seat = await hub.call(room.rejoin, message.get("token"))
+        hub.sockets[socket] = message["token"]
+        await socket.send_json({"type": "joined", "seat": seat, "token": message["token"]})
+        await hub.publish("status")
+    elif kind == "act":
+        args = (message.get("token"), message.get("action"), message.get("client_ms"))
+        stepped = await hub.call(room.choose, *args)
+        await hub.publish("frame" if stepped else "status")
+    elif kind == "chat":
+        chat = await hub.call(room.chat, message.get("token"), message.get("text"))
+        await hub.broadcast({"type": "chat", "message": chat})
+    elif kind == "next":
+        await hub.call(room.next_episode)
+        await hub.publish("frame")
+    else:
+        raise RoomError(f"unknown message type {kind!r} (take, rejoin, act, chat, next)")
+
+
+async def session(hub: Hub, socket: WebSocket) -> None:
+    """One page's connection: welcome, then messages until it closes (its seat waits)."""
+    await socket.accept()
+    hub.sockets[socket] = None
+    await socket.send_json(hub.welcome())
+    await socket.send_json(await hub.call(hub.frame))
+    try:
+        while True:
+            text = await socket.receive_text()
+            try:
+                await handle(hub, socket, json.loads(text))
+            except (RoomError, json.JSONDecodeError) as error:
+                await socket.send_json({"type": "error", "message": str(error)})
+    except WebSocketDisconnect:
+        pass
+    finally:
+        token = hub.sockets.pop(socket, None)
+        if token is not None and token not in hub.sockets.values():
+            await hub.call(hub.room.leave, token)
+            await hub.publish("status")
+
+
+async def clock(hub: Hub) -> None:
+    """Real-time ticks (``tick_ms``) and, in both modes, AI takeovers of abandoned seats."""
+    room = hub.room
+    period = room.config.tick_ms / 1000 if room.config.tick_ms else 1.0
+    next_at = time.monotonic() + period
+    while True:
+        await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+        next_at = max(next_at + period, time.monotonic())
+        stepped = False
+        if await hub.call(room.check_takeovers):
+            await hub.publish("status")
+            stepped = room.config.tick_ms is None
+        if room.config.tick_ms and room.env.agents:
+            stepped = await hub.call(room.tick)
+        if stepped:
+            await hub.publish("frame")
+
+
+def make_app(room: Room) -> Starlette:
+    """The ASGI app serving ``room``: ``/`` the page, ``/api/room`` a JSON summary, ``/ws``."""
+    hub = Hub(room)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(clock(hub))
+        try:
+            yield
+        finally:
+            task.cancel()
+            room.close()
+
+    async def index(request: Any) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    async def summary(request: Any) -> JSONResponse:
+        return JSONResponse(
+            {**(await hub.call(hub.status)), "records": [str(p) for p in room.record_paths]}
+        )
+
+    async def websocket(socket: WebSocket) -> None:
+        await session(hub, socket)
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/room", summary),
+            WebSocketRoute("/ws", websocket),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.hub = hub
+    return app
+
+
+__all__ = ["Hub", "make_app"]

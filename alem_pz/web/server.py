@@ -1,0 +1,89 @@
+"""``alem-serve``: host one team game for people in browsers, with AI teammates in any seat.
+
+    alem-serve --players 3 --humans 0,1 --ai greedy             # turn mode, as hot-seat
+    alem-serve --humans 0,1 --ai random --tick-ms 250           # real time: NOOP if no key
+    python -m alem_pz.web --port 8080 --record-dir games/
+
+Options mirror ``alem-play`` (``--players``, ``--humans``, ``--ai``, ``--difficulty``,
+``--seed``, ``--comm-channels``, ``--max-steps``); ``--ai`` takes whatever ``alem-play`` takes
+(``alem_pz.policies``). The server listens on loopback unless ``--host`` says otherwise: seat
+tokens keep people from acting for each other, but nothing authenticates who may take a free
+seat, so expose it only on a network you trust. Records go to ``--record-dir``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Sequence
+
+from alem_pz.compiled import compiled_core
+from alem_pz.play import parse_humans
+from alem_pz.web.room import Room, RoomConfig
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line (module docstring)."""
+    p = argparse.ArgumentParser(description="Serve one alem team game to browsers.")
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--humans", default="all", help="seats open to people: 0,1 / all / none")
+    p.add_argument(
+        "--ai", default="random", help="policy of the other seats (as alem-play: random, "
+        "greedy, text-rule, a checkpoint file or module:function)",
+    )  # fmt: skip
+    p.add_argument("--difficulty", default="easy")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--comm-channels", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=10000)
+    p.add_argument(
+        "--tick-ms", type=int, default=None, help="real-time mode: step every N ms "
+        "(NOOP for anyone who has not chosen); default: turn mode, as hot-seat",
+    )  # fmt: skip
+    p.add_argument("--takeover-s", type=float, default=60.0, help="AI plays a seat whose "
+                   "person has been away this long (until they rejoin)")  # fmt: skip
+    p.add_argument("--tile", type=int, default=24, help="pixels per tile of the views")
+    p.add_argument("--record-dir", default="games", help="where game records are written")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    return p
+
+
+def config_from(args: argparse.Namespace) -> RoomConfig:
+    """The room options of parsed arguments."""
+    difficulty: str | float = args.difficulty
+    with contextlib.suppress(ValueError):  # "0.3" is an alpha, "easy" a preset
+        difficulty = float(args.difficulty)
+    if args.tick_ms is not None and args.tick_ms < 1:
+        raise SystemExit(f"--tick-ms must be a positive number of milliseconds, got {args.tick_ms}")
+    return RoomConfig(
+        players=args.players, humans=parse_humans(args.humans), ai=args.ai,
+        difficulty=difficulty, seed=args.seed, comm_channels=args.comm_channels,
+        max_steps=args.max_steps, tick_ms=args.tick_ms, tile_px=args.tile,
+        record_dir=args.record_dir, takeover_s=args.takeover_s,
+    )  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Build the room (compiles the step: tens of seconds on first use), then serve it."""
+    try:
+        import uvicorn
+
+        from alem_pz.web.app import make_app
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise SystemExit(
+            f'alem-serve needs the web extra: pip install "alem-pz[web]" ({error})'
+        ) from None
+    args = parser().parse_args(argv)
+    print("compiling and warming up (tens of seconds on first use)")
+    room = Room(config_from(args))
+    compiled_core(room.env.static).step.wait()  # the first key then steps at once
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}: anyone who reaches it can take a free seat")
+    print(f"open http://{args.host}:{args.port}/  (records in {args.record_dir}/)")
+    uvicorn.run(make_app(room), host=args.host, port=args.port, log_level="warning")
+
+
+__all__ = ["config_from", "main", "parser"]
+
+if __name__ == "__main__":
+    main()

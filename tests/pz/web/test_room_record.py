@@ -1,0 +1,75 @@
+"""The room without the web layer: seats, rejoin and AI takeover; the record and its replay
+(bit for bit, and a tampered record is caught); PNG frames and the browser key table."""
+
+from __future__ import annotations
+
+import io
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+from alem_pz.keys import key_table
+from alem_pz.web.record import ReplayMismatchError, read_record, replay
+from alem_pz.web.replay import main as replay_main
+from alem_pz.web.room import RoomError
+from alem_pz.web.views import browser_keys, png_bytes
+
+
+def test_rejoin_takeover_and_the_record_replays_bit_for_bit(make_room, capsys) -> None:
+    room = make_room(takeover_s=5.0)
+    a, b = room.take(0), room.take(1)
+    room.choose(a, 1)
+    assert room.choose(b, 2)  # both chose: the world stepped
+    room.leave(b)
+    assert room.check_takeovers() == []  # not away long enough yet
+    assert room.check_takeovers(now=room.seats[1].left_at + 5.0) == [1]
+    assert room.seats_info()[1]["ai"] == "ai:random (took over)"
+    assert room.choose(a, 3)  # the AI now chooses for seat 1: seat 0 alone steps the world
+    with pytest.raises(RoomError, match="unknown seat token"):
+        room.rejoin("someone-else")
+    assert room.rejoin(b) == 1 and not room.seats[1].taken_over
+    room.chat(b, "back")
+    room.choose(a, 4)
+    assert room.choose(b, 0)
+    room.close()
+    steps = [x for x in read_record(room.record_paths[0]) if x["type"] == "step"]
+    assert [s["who"][1] for s in steps] == ["human", "ai:random (took over)", "human"]
+    assert steps[2]["messages"] == [{"seat": 1, "step": 2, "text": "back"}]
+    result = replay(room.record_paths[0])
+    assert (result.steps, result.digest) == (3, steps[-1]["digest"])
+    replay_main([str(room.record_paths[0])])
+    assert "replayed 3 steps bit for bit" in capsys.readouterr().out
+
+
+def test_a_tampered_record_is_caught_at_its_step(make_room, tmp_path) -> None:
+    room = make_room()
+    a, b = room.take(0), room.take(1)
+    for action in (1, 2, 3):
+        room.choose(a, action)
+        room.choose(b, action)
+    room.close()
+    lines = [json.loads(x) for x in room.record_paths[0].read_text().splitlines()]
+    lines[2]["actions"][0] = 4 if lines[2]["actions"][0] != 4 else 1  # change step 2
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with pytest.raises(ReplayMismatchError, match="step 2"):
+        replay(tampered)
+
+
+def test_png_frames_decode_to_the_same_pixels() -> None:
+    image_module = pytest.importorskip("PIL.Image")
+    image = np.random.default_rng(0).integers(0, 256, (30, 22, 3), dtype=np.uint8)
+    data = png_bytes(image)
+    assert zlib.crc32(data[-8:-4]) == int.from_bytes(data[-4:], "big")  # the IEND chunk
+    with image_module.open(io.BytesIO(data)) as decoded:
+        assert np.array_equal(np.asarray(decoded.convert("RGB")), image)
+
+
+def test_the_page_gets_every_binding_of_alem_plays_key_table() -> None:
+    keys = browser_keys(3, 12)
+    assert len(keys) == len(key_table(3, 12))
+    assert len({(k["code"], tuple(k["mods"])) for k in keys}) == len(keys)
+    assert {"code": "KeyW", "mods": [], "label": "w", "action": 3, "name": "UP"} in keys
+    assert any(k["code"] == "Digit1" and k["mods"] == ["alt", "shift"] for k in keys)
