@@ -8,6 +8,8 @@ replacement, 2000 draws, fixed seed.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from alem_pz.stats import interval, iqm
@@ -17,6 +19,13 @@ RESAMPLES = 2000
 
 def summarise(scores) -> dict[str, float]:
     """``{n, mean, mean_lo, mean_hi, iqm, iqm_lo, iqm_hi}`` of one method's per-seed scores."""
+    return dict(_summarise(tuple(np.asarray(scores, dtype=float).ravel().tolist())))
+
+
+@lru_cache(maxsize=4096)
+def _summarise(scores: tuple[float, ...]) -> dict[str, float]:
+    # Cached: the summary table, each task's figure and the sweeps summarise the same seeds'
+    # scores, and a seeded bootstrap gives the same figures every time it is asked.
     x = np.asarray(scores, dtype=float)
     # One bootstrap pass for both statistics: the same resamples (the seed is fixed per call),
     # so the same figures as two passes, in half the time (rliable resamples in Python).

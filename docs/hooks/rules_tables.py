@@ -19,11 +19,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tables_play
+import tables_results
 import tables_world
 
 MARKER = re.compile(r"<!--\s*table:\s*([a-z_]+)\s*-->")
 
-GENERATORS: dict[str, Callable[[], str]] = {**tables_world.GENERATORS, **tables_play.GENERATORS}
+GENERATORS: dict[str, Callable[[], str]] = {
+    **tables_world.GENERATORS,
+    **tables_play.GENERATORS,
+    **tables_results.GENERATORS,
+}
 """Marker name -> function returning the Markdown that replaces the marker."""
 
 

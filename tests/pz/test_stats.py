@@ -25,6 +25,17 @@ def test_aggregates_have_their_textbook_values():
         stats.iqm([])
 
 
+def test_iqm_is_rliables_on_any_shape_with_ties():
+    from rliable import metrics
+
+    rng = np.random.default_rng(3)
+    for runs, tasks in [(1, 1), (3, 1), (5, 2), (7, 3), (8, 4), (101, 5)]:
+        x = rng.integers(0, 4, size=(runs, tasks)).astype(float)  # many ties
+        assert stats.iqm(x) == pytest.approx(metrics.aggregate_iqm(x), abs=1e-12)
+        y = rng.normal(size=(runs, tasks))
+        assert stats.iqm(y) == pytest.approx(metrics.aggregate_iqm(y), abs=1e-12)
+
+
 def test_mean_interval_matches_the_normal_approximation():
     """Large n: the percentile bootstrap of a mean is mean +- 1.96 s / sqrt(n) to within
     Monte-Carlo error (2000 draws put the 2.5 % quantile within about 5 % of the half-width)."""

@@ -140,6 +140,24 @@ def test_iqm_and_bootstrap_intervals():
     assert stats["n"] == 40 and stats["iqm_lo"] <= stats["iqm"] <= stats["iqm_hi"]
 
 
+def test_stored_summaries_are_what_the_code_computes_from_the_stored_runs():
+    """The docs' result tables are rendered from summary.csv: it must not lag the statistics.
+    One task is recomputed (seconds); a stale CSV differs in its IQM or interval columns."""
+    from pathlib import Path
+
+    from alem_train.experiment.report import load_rows
+
+    results = Path(__file__).resolve().parents[2] / "results" / "coordination_gap"
+    runs = [r for r in load_rows(results / "runs.csv") if r["task"] == "t1_sync_p2"]
+    stored = [r for r in load_rows(results / "summary.csv") if r["task"] == "t1_sync_p2"]
+    fresh = summary_rows(runs, "final")
+    assert len(fresh) == len(stored) >= 3
+    for new, old in zip(fresh, stored, strict=True):
+        assert set(new) == set(old)
+        for key, value in new.items():
+            assert value == (pytest.approx(old[key]) if isinstance(value, float) else old[key])
+
+
 def test_bad_method_config_is_named():
     with pytest.raises(ValueError, match="method must be one of"):
         MethodConfig("ppo")
