@@ -42,7 +42,7 @@ function onWelcome(w) {
   const rows = [];
   for (const k of w.keys) {
     game.keys.set(k.code + "|" + k.mods.join("+"), k.action);
-    rows.push(`<tr><td><kbd>${k.label}</kbd></td><td>${k.name.toLowerCase()}</td></tr>`);
+    rows.push(`<tr><td><kbd>${k.label}</kbd></td><td title="${k.name.toLowerCase()}">${k.name.toLowerCase()}</td></tr>`);
   }
   document.querySelector("#keys tbody").innerHTML = rows.join("");
   $("room").textContent = `${w.players} players · ${w.difficulty} · ` +
