@@ -171,27 +171,44 @@ class LLMTeam:
             self.prompts = [self._prompt(i) for i in range(self.static.player_count)]
 
     def __call__(self, observations, masks, infos) -> list[int]:
+        chosen = self.act({i: info["text"] for i, info in enumerate(infos)})
+        return [chosen[i] for i in range(len(infos))]
+
+    def hear(self, agent: int, text: str) -> None:
+        """Deliver ``text`` as agent ``agent``'s message with the next request, the way the
+        models' own <communication> travels: how a person's chat line (alem-serve) reaches
+        the language-model teammates. Several lines of one agent are joined."""
+        before = self.inbox.get(agent)
+        self.inbox[agent] = f"{before} / {text}" if before else text
+
+    def act(self, texts: dict[int, dict]) -> dict[int, int]:
+        """Ask the agents in ``texts`` ({agent: ``infos[agent]["text"]``}) concurrently and
+        return {agent: action}. The evaluation asks the whole team each step; a room of
+        alem-serve asks only the seats a language model plays. Messages heard since the last
+        call are delivered, then replaced by the messages these replies carry."""
         start = time.perf_counter()
-        texts = [info["text"] for info in infos]
-        self._refresh_prompts(texts)
-        requests = []
-        for i, text in enumerate(texts):
-            notes = self.pending_notes[i]
+        agents = sorted(texts)
+        self._refresh_prompts([texts[i] for i in agents])
+        requests = {}
+        for i in agents:
+            notes, text = self.pending_notes[i], texts[i]
             long = (" ".join(notes) + "\n\n" + text["long"]) if notes else text["long"]
             self.histories[i].observe(long, self.inbox, text["inactive"])
-            requests.append(self.histories[i].messages(self.prompts[i], text["short"]))
+            requests[i] = self.histories[i].messages(self.prompts[i], text["short"])
         sent = time.perf_counter()
-        replies = list(_request_pool().map(lambda k: self._ask(k, requests[k]), range(len(texts))))
+        asked = _request_pool().map(lambda k: self._ask(k, requests[k]), agents)
+        replies = dict(zip(agents, asked, strict=True))
         waited = time.perf_counter() - sent
-        actions, records, inbox = [], [], {}
-        for i, (done, text) in enumerate(zip(replies, texts, strict=True)):
+        actions, records, inbox = {}, [], {}
+        for i in agents:
+            done, text = replies[i], texts[i]
             parsed = parse_reply(done.text, i, self.static.player_count, done.reasoning)
             self.histories[i].record(parsed, text["inactive"])
             self.stats.add(i, done, parsed, text["inactive"])
             self.pending_notes[i] = parsed.notes if self.feedback else []
             if parsed.message:
                 inbox[i] = parsed.message
-            actions.append(parsed.action)
+            actions[i] = parsed.action
             records.append(_trace_record(i, requests[i], done, parsed, text, self.inbox))
         self.inbox = inbox
         self.stats.steps += 1

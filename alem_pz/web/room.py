@@ -15,6 +15,9 @@ A person who takes a seat gets a random token; every action must carry it, so no
 for another seat. A person who disconnects can rejoin with the token; after ``takeover_s`` the
 ``ai`` policy plays the seat (recorded as such) until they come back. Every call that is refused
 raises ``RoomError`` before anything changes.
+
+Language-model seats (``ai="llm"``, or the AI seats in ``llm_seats``) are asked through the text
+harness (``alem_pz.web.llm``); people's chat lines reach them as team messages.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from alem_pz.keys import action_name
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.play import hud_lines
 from alem_pz.policies import load_policy
+from alem_pz.text.harness import HarnessConfig
+from alem_pz.web.llm import LLM, LLMSeats
 from alem_pz.web.record import RecordWriter, state_digest
 from alem_pz.web.views import png_bytes, to_uint8
 
@@ -60,6 +65,10 @@ class RoomConfig:
     tile_px: int = 24
     record_dir: str = "games"
     takeover_s: float = 60.0
+    llm: HarnessConfig | None = None
+    """The text harness's settings for language-model seats (``harness.load_config``)."""
+    llm_seats: tuple[int, ...] = ()
+    """AI seats a language model plays although ``ai`` is another policy."""
     static: alem_core.StaticParams | None = field(default=None, repr=False)
 
 
@@ -95,14 +104,24 @@ class Room:
         humans = {i for i in config.humans if 0 <= i < self.p}
         self.seats = [Seat(i, i in humans) for i in range(self.p)]
         nc = self.env.static.num_comm_channels
+        self.uses_llm = [
+            config.ai == LLM or (i in config.llm_seats and not self.seats[i].human)
+            for i in range(self.p)
+        ]  # fmt: skip
         self.policies = {
             i: load_policy(config.ai, players=self.p, seed=self.seed + i, comm_channels=nc)
             for i in range(self.p)
+            if config.ai != LLM
         }
+        self.llm = LLMSeats(config.llm, self.env) if any(self.uses_llm) else None
         self.episode = 0
         self.started = not humans
         self.record_paths: list[Path] = []
         self._start_episode()
+
+    def ai_name(self, i: int) -> str:
+        """Who plays seat ``i`` when an AI does: the ``ai`` policy or ``llm:MODEL``."""
+        return self.llm.name(i) if self.llm is not None and self.uses_llm[i] else self.config.ai
 
     # ---- seats -----------------------------------------------------------------------------
 
@@ -112,7 +131,7 @@ class Room:
             raise RoomError(f"seat must be an integer in [0, {self.p}), got {seat!r}")
         s = self.seats[seat]
         if not s.human:
-            raise RoomError(f"seat {seat} is played by the AI ({self.config.ai}), not a person")
+            raise RoomError(f"seat {seat} is played by the AI ({self.ai_name(seat)}), not a person")
         if s.token is not None:
             raise RoomError(f"seat {seat} is taken; rejoin it with its token")
         s.token, s.connected, s.left_at = secrets.token_urlsafe(16), True, None
@@ -170,8 +189,8 @@ class Room:
 
     def _who_plays(self, s: Seat) -> str | None:
         if not s.human:
-            return f"ai:{self.config.ai}"
-        return f"ai:{self.config.ai} (took over)" if s.taken_over else None
+            return f"ai:{self.ai_name(s.index)}"
+        return f"ai:{self.ai_name(s.index)} (took over)" if s.taken_over else None
 
     # ---- actions ---------------------------------------------------------------------------
 
@@ -205,9 +224,14 @@ class Room:
         if not isinstance(text, str) or not text.strip():
             raise RoomError(f"seat {i}: a chat message must be non-empty text, got {text!r}")
         message = {"seat": i, "step": self.steps, "text": text.strip()[:MAX_CHAT_CHARS]}
+        self._say(message)
+        if self.llm is not None:
+            self.llm.hear(i, message["text"])
+        return message
+
+    def _say(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
         self.chat_log = [*self.chat_log, message][-50:]
-        return message
 
     def can_act(self, i: int) -> bool:
         """Seat ``i`` has a real choice (more than NOOP legal), as in ``alem-play``."""
@@ -238,11 +262,15 @@ class Room:
     def _choices(self) -> tuple[list[int], list[str]]:
         """Every seat's action this step and who chose it."""
         actions, who = [], []
+        asked = self._ask_llm()
         for s in self.seats:
             agent = f"agent_{s.index}"
             if not self.can_act(s.index):
                 actions.append(0)
                 who.append("noop:cannot-act")
+            elif s.index in asked:
+                actions.append(asked[s.index])
+                who.append(self._who_plays(s) or "")
             elif not s.human or s.taken_over:
                 policy = self.policies[s.index]
                 actions.append(int(policy(self.obs[agent], self.infos[agent]["action_mask"])))
@@ -255,6 +283,24 @@ class Room:
                 who.append("noop:no-choice")
         return actions, who
 
+    def _ask_llm(self) -> dict[int, int]:
+        """The language-model seats' actions this step; their messages join the chat."""
+        if self.llm is None:
+            return {}
+        seats = [
+            s.index for s in self.seats
+            if self.uses_llm[s.index] and (not s.human or s.taken_over) and self.can_act(s.index)
+        ]  # fmt: skip
+        asked, said = self.llm.act(seats, self.steps)
+        for message in said:
+            self._say(message)
+        if self.llm.error:
+            self.events = [f"language model: {self.llm.error}"]
+        return asked
+
+    def _masks(self) -> np.ndarray:
+        return np.stack([self.infos[f"agent_{i}"]["action_mask"] for i in range(self.p)])
+
     def step_world(self) -> None:
         """Step once with every seat's choice, write the step to the record, refresh views."""
         actions, who = self._choices()
@@ -266,10 +312,16 @@ class Room:
         reward = [float(rewards.get(f"agent_{i}", 0.0)) for i in range(self.p)]
         self.returns += reward
         self._refresh()
+        extra = {}
+        if self.llm is not None:
+            extra["llm"] = self.llm.statuses  # each asked seat's parse status
+            if self.env.agents:
+                self.llm.observe(self.state, actions, reward, self._masks())
         self.writer.step(
             actions=actions, who=who, rewards=reward, digest=self.digest,
             reaction_ms=[self.reaction_ms.get(i) for i in range(self.p)],
             client_ms=[self.client_ms.get(i) for i in range(self.p)], messages=self.messages,
+            **extra,
         )  # fmt: skip
         self.last = {"actions": [action_name(a, self.p) for a in actions], "who": who}
         self.chosen, self.reaction_ms, self.client_ms, self.messages = {}, {}, {}, []
@@ -293,6 +345,9 @@ class Room:
         path = Path(self.config.record_dir) / f"game_{seed}_{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         self.writer = RecordWriter(path, self._header(seed))
         self.record_paths.append(path)
+        if self.llm is not None:
+            trace = path.parent / "traces" / f"{path.stem}.trace.jsonl"
+            self.llm.reset(self.state, self._masks(), seed, trace)
 
     def _header(self, seed: int) -> dict[str, Any]:
         c = self.config
@@ -300,13 +355,18 @@ class Room:
             "seed": seed, "players": self.p, "difficulty": c.difficulty,
             "comm_channels": c.comm_channels, "max_steps": c.max_steps,
             "static": self.env.static, "tick_ms": c.tick_ms, "ai": c.ai,
-            "seats": [{"seat": s.index, "role": s.role, "human": s.human} for s in self.seats],
+            "seats": [
+                {"seat": s.index, "role": s.role, "human": s.human, "ai": self.ai_name(s.index)}
+                for s in self.seats
+            ],
+            "llm": self.llm.config.public() if self.llm is not None else None,
             "digest": self.digest,
         }  # fmt: skip
 
     def _end_episode(self) -> None:
         score = self.env.episode_score()
-        self.writer.end(steps=self.steps, score=score, digest=self.digest)
+        llm = {"llm": self.llm.stats()} if self.llm is not None else {}
+        self.writer.end(steps=self.steps, score=score, digest=self.digest, **llm)
         self.summary = [f"episode over after {self.steps} steps (seed {self.seed + self.episode})"]
         for i in range(self.p):
             self.summary.append(f"P{i + 1} {self.seats[i].role}: return {self.returns[i]:.1f}")
@@ -338,8 +398,10 @@ class Room:
         return hud_lines(self.state, i, self.p, float(self.returns[i]), i)
 
     def close(self) -> None:
-        """Flush and close the record file."""
+        """Flush and close the record file (and the language models' trace)."""
         self.writer.close()
+        if self.llm is not None:
+            self.llm.close()
 
 
 __all__ = ["Room", "RoomConfig", "RoomError", "Seat"]

@@ -3,12 +3,18 @@
     alem-serve --players 3 --humans 0,1 --ai greedy             # turn mode, as hot-seat
     alem-serve --humans 0,1 --ai random --tick-ms 250           # real time: NOOP if no key
     python -m alem_pz.web --port 8080 --record-dir games/
+    alem-serve --humans 0,1 --ai llm --model qwen3 --base-url http://localhost:8001/v1
+    alem-serve --humans 0 --ai greedy --llm-seats 2 --llm-config harness.json
 
 Options mirror ``alem-play`` (``--players``, ``--humans``, ``--ai``, ``--difficulty``,
 ``--seed``, ``--comm-channels``, ``--max-steps``); ``--ai`` takes whatever ``alem-play`` takes
 (``alem_pz.policies``). The server listens on loopback unless ``--host`` says otherwise: seat
 tokens keep people from acting for each other, but nothing authenticates who may take a free
 seat, so expose it only on a network you trust. Records go to ``--record-dir``.
+
+``--ai llm`` (every AI seat) or ``--llm-seats`` (some of them) seats a language model through
+the text harness: ``--llm-config`` is the harness JSON of ``alem-evaluate --policy llm`` and
+``--model``, ``--base-url``, ``--api-key-env`` fill or override its client, as there.
 """
 
 from __future__ import annotations
@@ -39,6 +45,12 @@ def parser() -> argparse.ArgumentParser:
         "--tick-ms", type=int, default=None, help="real-time mode: step every N ms "
         "(NOOP for anyone who has not chosen); default: turn mode, as hot-seat",
     )  # fmt: skip
+    p.add_argument("--llm-seats", default="", help="AI seats a language model plays: 2 or 1,2")
+    llm = p.add_argument_group("language-model seats (alem_pz.text.harness, as alem-evaluate)")
+    llm.add_argument("--llm-config", default=None, help="harness JSON (clients per agent, ...)")
+    llm.add_argument("--model", default=None)
+    llm.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
+    llm.add_argument("--api-key-env", default=None, help="variable holding the API key")
     p.add_argument("--takeover-s", type=float, default=60.0, help="AI plays a seat whose "
                    "person has been away this long (until they rejoin)")  # fmt: skip
     p.add_argument("--tile", type=int, default=24, help="pixels per tile of the views")
@@ -59,8 +71,23 @@ def config_from(args: argparse.Namespace) -> RoomConfig:
         players=args.players, humans=parse_humans(args.humans), ai=args.ai,
         difficulty=difficulty, seed=args.seed, comm_channels=args.comm_channels,
         max_steps=args.max_steps, tick_ms=args.tick_ms, tile_px=args.tile,
-        record_dir=args.record_dir, takeover_s=args.takeover_s,
+        record_dir=args.record_dir, takeover_s=args.takeover_s, **_llm_options(args),
     )  # fmt: skip
+
+
+def _llm_options(args: argparse.Namespace) -> dict:
+    """``llm`` and ``llm_seats`` of the room: the harness settings, loaded as alem-evaluate
+    loads them, only when a seat uses them (so no other flag needs the openai package)."""
+    seats = parse_humans(args.llm_seats) if args.llm_seats else ()
+    if args.ai != "llm" and not seats:
+        return {}
+    from alem_pz.text.harness import load_config
+
+    cli = dict(model=args.model, base_url=args.base_url, api_key_env=args.api_key_env)
+    try:
+        return {"llm": load_config(args.llm_config, **cli), "llm_seats": seats}
+    except ValueError as error:
+        raise SystemExit(f"language-model seats: {error} (give --model or --llm-config)") from None
 
 
 def main(argv: Sequence[str] | None = None) -> None:
