@@ -2,10 +2,12 @@
 
 Both sides play the same protocol: 3 agents, "medium" difficulty, individual rewards, the full
 9-floor env, N worlds vmapped, no reset, for T steps; the episode ends when all agents are dead
-or at T (``max_timesteps = T`` on both sides). Two teams (``--team``):
+or at T (``max_timesteps = T`` on both sides). Three teams (``--team``):
 
 * ``random`` (default): every one of the 56 actions equally likely, no action mask, drawn
   inside one jitted ``lax.scan``;
+* ``masked``: the same scan, each agent's action uniform over the actions its mask allows
+  (the mask each side returns with the step; the peer's from ``get_avail_actions``);
 * ``greedy``: the scripted ``GreedyCoordinator`` of ``alem_pz/baselines.py``, one instance per
   world, in a Python loop around one jitted vmapped step. It reads only an agent's observation
   and action mask, and the peer's observation has the same layout (9718 floats for 3 agents,
@@ -128,25 +130,29 @@ def _our_probe(jnp, s) -> dict:
     }
 
 
-def _scan_episode(jax, side: dict, key, steps: int):
-    """Random team: vmapped play in one jitted ``lax.scan``; returns (final states, traces
-    (T+1, N, ...), terminal info captured at each world's first done step, done flags)."""
+def _scan_episode(jax, side: dict, key, steps: int, masked: bool = False):
+    """Random team (``masked``: uniform over each agent's legal actions): vmapped play in one
+    jitted ``lax.scan``; returns (final states, traces (T+1, N, ...), terminal info captured at
+    each world's first done step, done flags)."""
     jnp = jax.numpy
     step_fn, probe, states = side["step"], side["probe"], side["states"]
     n = jax.tree.leaves(states)[0].shape[0]
 
     def body(carry, k):
-        states, info0, done0 = carry
+        states, mask, info0, done0 = carry
         k_act, k_step = jax.random.split(k)
-        actions = jax.random.randint(k_act, (n, PLAYERS), 0, side["n_actions"])
-        states, info, done, _, _ = jax.vmap(step_fn)(jax.random.split(k_step, n), states, actions)
-        return (states, _capture(jax, info, info0, done & ~done0), done0 | done), jax.vmap(probe)(
-            states
-        )
+        if masked:
+            actions = jax.random.categorical(k_act, jnp.where(mask, 0.0, -jnp.inf))
+        else:
+            actions = jax.random.randint(k_act, (n, PLAYERS), 0, side["n_actions"])
+        keys = jax.random.split(k_step, n)
+        states, info, done, _, mask = jax.vmap(step_fn)(keys, states, actions)
+        carry = (states, mask, _capture(jax, info, info0, done & ~done0), done0 | done)
+        return carry, jax.vmap(probe)(states)
 
-    carry = (states, _empty_info(jax, side), jnp.zeros(n, bool))
+    carry = (states, side["mask"], _empty_info(jax, side), jnp.zeros(n, bool))
     run = jax.jit(lambda carry, key: jax.lax.scan(body, carry, jax.random.split(key, steps)))
-    (states, info, done), traces = run(carry, key)
+    (states, _, info, done), traces = run(carry, key)
     first = jax.vmap(probe)(side["states"])
     traces = jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), first, traces)
     return states, traces, info, done
@@ -217,8 +223,9 @@ def _load_greedy():
 
 
 def _play(jax, side: dict, team: str, key, steps: int):
-    run = _scan_episode if team == "random" else _loop_episode
-    return run(jax, side, key, steps)
+    if team == "greedy":
+        return _loop_episode(jax, side, key, steps)
+    return _scan_episode(jax, side, key, steps, masked=team == "masked")
 
 
 def peer_side(n: int, steps: int, seed: int) -> dict:
@@ -354,7 +361,7 @@ def main() -> int:
     parser.add_argument("--worlds", type=int, default=64, help="N worlds (default 64)")
     parser.add_argument("--steps", type=int, default=400, help="T steps (default 400)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--team", choices=("random", "greedy"), default="random")
+    parser.add_argument("--team", choices=("random", "masked", "greedy"), default="random")
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args()
     if args.compare:

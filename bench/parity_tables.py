@@ -9,12 +9,14 @@ bootstrap, the one every alem report uses) and is flagged beyond ``FLAG_SE`` sta
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 
-from alem_pz.stats import difference_of_means
-
 FLAG_SE = 4.0
+MIN_WORLDS = 10
+"""A quantity most worlds lack (a rare death cause's time) is flagged only when at least this
+many worlds on each side have a value; below it the bootstrap's SE means little."""
 CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 500)
 CAUSE_ALIASES = {"combat": "mob_combat"}
 """Our cause names -> the published names, where they differ only in wording."""
@@ -22,6 +24,9 @@ NEED_TICK_BELOW = -14.0
 """Recovery counter before a need tick: it fires below -15 after a step of -1 or -0.5."""
 REGEN_TICK_ABOVE = 23.0
 """Recovery counter before a regeneration tick: it fires above 25 after a step of +2 or +3."""
+VITALS_UNTIL = 350
+"""Vitals of the living are reported up to here; past it too few agents live to compare."""
+NEEDS = ("food", "drink", "energy")
 MAX_HEALTH = 9.0
 DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
 """Step per facing code (1 left, 2 right, 3 up, 4 down), docs/rules/entities.md#actions."""
@@ -63,7 +68,7 @@ def survival_and_vitals(tr: dict) -> dict[str, np.ndarray]:
     last = alive.shape[0] - 1
     for t in (t for t in CHECKPOINTS if t <= last):
         out[f"survival/alive_frac@{t}"] = alive[t].mean(-1)
-    for t in (t for t in CHECKPOINTS[:4] if t <= last):
+    for t in (t for t in CHECKPOINTS if t <= min(last, VITALS_UNTIL)):
         for field in ("health", "food", "drink", "energy", "sleeping"):
             v = np.where(alive[t], tr[field][t].astype(float), np.nan)
             with np.errstate(invalid="ignore"):
@@ -144,6 +149,38 @@ def mobs(tr: dict) -> dict[str, np.ndarray]:
     return out
 
 
+def _first(hit: np.ndarray) -> np.ndarray:
+    """(N, P) first step index where ``hit`` (T+1, N, P) holds, NaN where it never does."""
+    return np.where(hit.any(0), hit.argmax(0), np.nan).astype(float)
+
+
+def _world_mean(x: np.ndarray) -> np.ndarray:
+    """(N,) mean over a world's agents, NaN-skipping; NaN where no agent has a value."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a world with no value stays NaN
+        return np.nanmean(x, -1)
+
+
+def timing(side: dict) -> dict[str, np.ndarray]:
+    """When needs first reach 0 and when agents die, per cause: per world the mean step over
+    its agents that got there (NaN-skipped; agents that never did are left out, the same on both
+    sides), and the steps from an agent's first need at 0 to its death."""
+    tr = side["trace"]
+    alive = tr["alive"].astype(bool)
+    was_alive = np.concatenate([alive[:1], alive[:-1]])
+    zero = {k: was_alive & (tr[k] <= 0) for k in NEEDS}
+    zero["any_need"] = zero["food"] | zero["drink"] | zero["energy"]
+    out = {f"timing/first_{k}_at_0": _world_mean(_first(v)) for k, v in zero.items()}
+    death = _first(~alive)
+    out["timing/death"] = _world_mean(death)
+    cause = tr["cause"][-1]
+    for code, name in enumerate(side["causes"]):
+        if code > 0:
+            out[f"timing/death_by_{name}"] = _world_mean(np.where(cause == code, death, np.nan))
+    out["timing/need_at_0_to_death"] = _world_mean(death - _first(zero["any_need"]))
+    return out
+
+
 def deaths(side: dict) -> dict[str, np.ndarray]:
     """Deaths per world by the cause each side filed, at the end of the run."""
     cause = side["trace"]["cause"][-1]
@@ -177,7 +214,10 @@ def world_quantities(side: dict) -> dict[str, np.ndarray]:
     tr = side["trace"]
     ev = step_events(tr)
     out = {}
-    parts = (survival_and_vitals(tr), damage(tr, ev), friendly_fire(tr), deaths(side), mobs(tr))
+    parts = (
+        survival_and_vitals(tr), timing(side), damage(tr, ev), friendly_fire(tr), deaths(side),
+        mobs(tr),
+    )  # fmt: skip
     for part in parts:
         out.update(part)
     out.update(score_keys(side))
@@ -218,6 +258,10 @@ def death_attribution(side: dict) -> list[str]:
 
 def print_table(qa: dict, qb: dict, boot: int, seed: int = 0) -> list[str]:
     """Print each quantity both sides have (peer, ours, diff, SE, z, flag); return the flagged."""
+    # Imported here: the peer's interpreter loads this module (through parity_floors) without
+    # alem_pz's dependencies.
+    from alem_pz.stats import difference_of_means
+
     print(f"diff = ours - peer; SE by bootstrap over worlds ({boot}); ** = |diff| > {FLAG_SE} SE")
     print(f"{'quantity':<58}{'peer':>10}{'ours':>10}{'diff':>10}{'SE':>9}{'z':>7}")
     section, flagged = None, []
@@ -231,9 +275,11 @@ def print_table(qa: dict, qb: dict, boot: int, seed: int = 0) -> list[str]:
             section = head
         d = mb - ma
         z = d / se if se > 0 else (0.0 if d == 0 else np.inf)
-        flag = "**" if abs(z) > FLAG_SE else ""
+        few = min(np.isfinite(qa[name]).sum(), np.isfinite(qb[name]).sum())
+        flag = "**" if abs(z) > FLAG_SE and few >= MIN_WORLDS else ""
         flagged += [name] if flag else []
-        print(f"{name:<58}{ma:>10.3f}{mb:>10.3f}{d:>+10.3f}{se:>9.3f}{z:>+7.1f} {flag}")
+        note = f" (worlds with a value: {few})" if few < MIN_WORLDS else ""
+        print(f"{name:<58}{ma:>10.3f}{mb:>10.3f}{d:>+10.3f}{se:>9.3f}{z:>+7.1f} {flag}{note}")
     return flagged
 
 
