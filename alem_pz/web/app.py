@@ -1,4 +1,4 @@
-"""The Starlette app of ``alem-serve``: the page, a JSON summary and the WebSocket protocol.
+"""The Starlette app of ``alem-serve``: lobby, page, JSON summaries and the WebSocket protocol.
 
 Why Starlette + uvicorn: Starlette is a small, well-kept ASGI toolkit (the base FastAPI is built
 on) with WebSockets, static files and a test client in one package and no code generation;
@@ -13,6 +13,9 @@ Server to client: ``welcome`` (options, key table), ``joined`` (seat, token), ``
 seat's view as a PNG data URL, HUDs, seats, who is awaited), ``status`` (a choice arrived),
 ``chat``, and ``error`` (a refused message; nothing changed).
 
+Several rooms (``alem-serve --rooms K``): one ``Hub`` per room (its own lock, clock and pages)
+under ``/room/NAME``, and a lobby at ``/`` listing them (``make_app``).
+
 Room calls run one at a time in a worker thread (``asyncio.to_thread`` under a lock): the step
 is a blocking JAX call, and serialising keeps the room's state consistent without locks inside.
 """
@@ -24,12 +27,13 @@ import base64
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.responses import FileResponse, JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -44,9 +48,10 @@ STATIC = Path(__file__).resolve().parent / "static"
 class Hub:
     """The room, its lock and the connected pages; builds and broadcasts messages."""
 
-    def __init__(self, room: Room) -> None:
-        self.room = room
+    def __init__(self, room: Room, name: str = "1") -> None:
+        self.room, self.name = room, name
         self.lock = asyncio.Lock()
+        self.gif_lock = asyncio.Lock()
         self.sockets: dict[WebSocket, str | None] = {}  # socket -> the seat token it holds
         self._urls: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
 
@@ -65,7 +70,7 @@ class Hub:
             "give_slots": num_give_slots(r.p), "comm_base": comm_base(r.p),
             "comm_channels": static.num_comm_channels,
             "keys": browser_keys(r.p, static.num_comm_channels),
-            "difficulty": r.config.difficulty, "ai": r.config.ai,
+            "difficulty": r.config.difficulty, "ai": r.config.ai, "room": self.name,
         }  # fmt: skip
 
     def status(self) -> dict[str, Any]:
@@ -172,41 +177,107 @@ async def clock(hub: Hub) -> None:
             await hub.publish("frame")
 
 
-def make_app(room: Room) -> Starlette:
-    """The ASGI app serving ``room``: ``/`` the page, ``/api/room`` a JSON summary, ``/ws``."""
-    hub = Hub(room)
+def make_app(rooms: Room | Mapping[str, Room]) -> Starlette:
+    """The ASGI app serving ``rooms`` ({name: room}; a lone ``Room`` is named "1").
+
+    ``/`` is the lobby (the room's page itself when there is one room), ``/room/NAME`` a room's
+    page, ``/room/NAME/ws`` its WebSocket, ``/api/rooms`` the lobby's list and
+    ``/api/room/NAME`` a room's summary (``/ws`` and ``/api/room``: the first room's).
+    ``/api/room/NAME/gif`` is the GIF of the room's last finished episode. Each room has its own
+    hub, lock and clock, so one room's step never waits for another's.
+    """
+    named = {"1": rooms} if isinstance(rooms, Room) else dict(rooms)
+    hubs = {name: Hub(room, name) for name, room in named.items()}
+    first = next(iter(hubs))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        task = asyncio.create_task(clock(hub))
+        tasks = [asyncio.create_task(clock(hub)) for hub in hubs.values()]
         try:
             yield
         finally:
-            task.cancel()
-            room.close()
+            for task in tasks:
+                task.cancel()
+            for hub in hubs.values():
+                hub.room.close()
+
+    def hub_of(request: Any) -> Hub:
+        name = request.path_params.get("name", first)
+        if name not in hubs:
+            raise HTTPException(404, f"no room {name!r}; rooms: {', '.join(hubs)}")
+        return hubs[name]
 
     async def index(request: Any) -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+        hub_of(request)
+        page = "lobby.html" if len(hubs) > 1 and "name" not in request.path_params else "index.html"
+        return FileResponse(STATIC / page)
 
     async def summary(request: Any) -> JSONResponse:
-        return JSONResponse(
-            {**(await hub.call(hub.status)), "records": [str(p) for p in room.record_paths]}
-        )
+        hub = hub_of(request)
+        records = [str(p) for p in hub.room.record_paths]
+        return JSONResponse({**(await hub.call(hub.status)), "records": records})
+
+    async def lobby(request: Any) -> JSONResponse:
+        return JSONResponse([await lobby_entry(name, hub) for name, hub in hubs.items()])
+
+    async def gif(request: Any) -> Response:
+        return await episode_gif(hub_of(request))
 
     async def websocket(socket: WebSocket) -> None:
-        await session(hub, socket)
+        name = socket.path_params.get("name", first)
+        if name not in hubs:
+            await socket.close(code=4404)  # refused before accepting: nothing to clean up
+            return
+        await session(hubs[name], socket)
 
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/room/{name}", index),
+            Route("/api/rooms", lobby),
             Route("/api/room", summary),
+            Route("/api/room/{name}", summary),
+            Route("/api/room/{name}/gif", gif),
             WebSocketRoute("/ws", websocket),
+            WebSocketRoute("/room/{name}/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         lifespan=lifespan,
     )
-    app.state.hub = hub
+    app.state.hubs = hubs
+    app.state.hub = hubs[first]
     return app
 
 
-__all__ = ["Hub", "make_app"]
+async def lobby_entry(name: str, hub: Hub) -> dict[str, Any]:
+    """One row of the lobby: the room's options, step and free seats."""
+    status = await hub.call(hub.status)
+    free = [s["seat"] for s in status["seats"] if s["human"] and not s["taken"]]
+    room = hub.room
+    return {
+        "name": name, "url": f"/room/{name}", "players": room.p, "free": free,
+        "ai": room.config.ai, "mode": "tick" if room.config.tick_ms else "turn",
+        "difficulty": room.config.difficulty, "step": status["step"],
+        "episode": status["episode"], "over": status["over"],
+    }  # fmt: skip
+
+
+async def episode_gif(hub: Hub) -> Response:
+    """The GIF of the room's last finished episode, made from its record as ``alem-replay
+    --gif`` makes it (and kept beside the record: a second request sends the same file)."""
+    from alem_pz.web.replay import record_gif
+
+    room = hub.room
+    finished = room.record_paths[:-1] if room.env.agents else room.record_paths
+    if not finished:
+        raise HTTPException(409, "no episode of this room has finished yet")
+    path = finished[-1]
+    out = path.with_suffix(".gif")
+    if not out.exists():
+        async with hub.gif_lock:  # one GIF at a time per room; the game is not blocked
+            if not out.exists():
+                await asyncio.to_thread(record_gif, path, out)
+    return FileResponse(out, media_type="image/gif", filename=out.name)
+
+
+__all__ = ["Hub", "episode_gif", "lobby_entry", "make_app"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from alem_pz.web.record import ReplayMismatchError, replay
@@ -38,6 +39,16 @@ def viewer(show: bool, gif: str | None, fps: float) -> tuple[Any, list]:
             frames.append(frame)
 
     return on_step, frames
+
+
+def record_gif(record: str | Path, gif: str | Path, fps: float = 8.0) -> Path:
+    """Replay ``record`` (checked bit for bit) and save its team frames as the GIF ``gif``:
+    what ``--gif`` does, and what ``alem-serve`` sends for ``/api/room/NAME/gif``."""
+    from alem_pz.recording import save_frames
+
+    on_step, frames = viewer(False, str(gif), fps)
+    replay(record, on_step)
+    return save_frames(frames, gif, fps)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

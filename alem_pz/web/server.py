@@ -5,6 +5,7 @@
     python -m alem_pz.web --port 8080 --record-dir games/
     alem-serve --humans 0,1 --ai llm --model qwen3 --base-url http://localhost:8001/v1
     alem-serve --humans 0 --ai greedy --llm-seats 2 --llm-config harness.json
+    alem-serve --rooms 4 --humans 0,1 --ai greedy          # a lobby at / lists four rooms
 
 Options mirror ``alem-play`` (``--players``, ``--humans``, ``--ai``, ``--difficulty``,
 ``--seed``, ``--comm-channels``, ``--max-steps``); ``--ai`` takes whatever ``alem-play`` takes
@@ -15,13 +16,20 @@ seat, so expose it only on a network you trust. Records go to ``--record-dir``.
 ``--ai llm`` (every AI seat) or ``--llm-seats`` (some of them) seats a language model through
 the text harness: ``--llm-config`` is the harness JSON of ``alem-evaluate --policy llm`` and
 ``--model``, ``--base-url``, ``--api-key-env`` fill or override its client, as there.
+
+``--rooms K`` hosts K rooms with these options, each its own game and record (under
+``--record-dir``/roomN), on the same seed: every team gets the same worlds, so their records
+compare. Rooms of one shape share the compiled step (``alem_pz.compiled`` caches per shape).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import time
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from alem_pz.compiled import compiled_core
 from alem_pz.play import parse_humans
@@ -55,6 +63,8 @@ def parser() -> argparse.ArgumentParser:
                    "person has been away this long (until they rejoin)")  # fmt: skip
     p.add_argument("--tile", type=int, default=24, help="pixels per tile of the views")
     p.add_argument("--record-dir", default="games", help="where game records are written")
+    p.add_argument("--rooms", type=int, default=1, help="K rooms, each its own game and "
+                   "record (a lobby at / lists them)")  # fmt: skip
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     return p
@@ -90,8 +100,24 @@ def _llm_options(args: argparse.Namespace) -> dict:
         raise SystemExit(f"language-model seats: {error} (give --model or --llm-config)") from None
 
 
+def make_rooms(config: RoomConfig, count: int = 1) -> dict[str, Room]:
+    """``count`` rooms named "1".."K" with ``config``; with more than one, room N records under
+    ``record_dir/roomN`` (two rooms may start an episode in the same second on the same seed,
+    which would give two records one name). All take one seed, drawn once if ``seed`` is None."""
+    if count < 1:
+        raise SystemExit(f"--rooms must be at least 1, got {count}")
+    if count == 1:
+        return {"1": Room(config)}
+    seed = config.seed if config.seed is not None else int(time.time()) % 100000
+    folder = Path(config.record_dir)
+    return {
+        str(n): Room(replace(config, seed=seed, record_dir=str(folder / f"room{n}")))
+        for n in range(1, count + 1)
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Build the room (compiles the step: tens of seconds on first use), then serve it."""
+    """Build the rooms (compiles the step: tens of seconds on first use), then serve them."""
     try:
         import uvicorn
 
@@ -102,15 +128,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         ) from None
     args = parser().parse_args(argv)
     print("compiling and warming up (tens of seconds on first use)")
-    room = Room(config_from(args))
-    compiled_core(room.env.static).step.wait()  # the first key then steps at once
+    rooms = make_rooms(config_from(args), args.rooms)
+    for room in rooms.values():  # one compile per shape: the others find it cached
+        compiled_core(room.env.static).step.wait()  # the first key then steps at once
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}: anyone who reaches it can take a free seat")
     print(f"open http://{args.host}:{args.port}/  (records in {args.record_dir}/)")
-    uvicorn.run(make_app(room), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(make_app(rooms), host=args.host, port=args.port, log_level="warning")
 
 
-__all__ = ["config_from", "main", "parser"]
+__all__ = ["config_from", "main", "make_rooms", "parser"]
 
 if __name__ == "__main__":
     main()

@@ -8,6 +8,9 @@ const game = { seat: null, token: null, keys: new Map(), welcome: null, frame: n
                pressedAt: null, shownAt: performance.now(), latencies: [] };
 window.alem = game;  // read by tests and by curious people in the console
 let socket = null;
+// A room's page is /room/NAME (its socket /room/NAME/ws); "/" serves the only room at /ws.
+const ROOM = location.pathname.startsWith("/room/") ? location.pathname.replace(/\/+$/, "") : "";
+const TOKEN_KEY = `alem-token${ROOM}`;  // a tab may visit several rooms: one token each
 
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -15,9 +18,9 @@ function send(message) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  socket = new WebSocket(`${scheme}://${location.host}${ROOM}/ws`);
   socket.onopen = () => {
-    const saved = sessionStorage.getItem("alem-token");
+    const saved = sessionStorage.getItem(TOKEN_KEY);
     if (saved) send({ type: "rejoin", token: saved });
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
@@ -32,7 +35,7 @@ function receive(m) {
   if (m.type === "chat") return addChat(m.message);
   if (m.type === "error") {
     $("error").textContent = m.message;
-    if (m.message.startsWith("unknown seat token")) sessionStorage.removeItem("alem-token");
+    if (m.message.startsWith("unknown seat token")) sessionStorage.removeItem(TOKEN_KEY);
   }
 }
 
@@ -57,7 +60,7 @@ function onWelcome(w) {
 function onJoined(j) {
   game.seat = j.seat;
   game.token = j.token;
-  sessionStorage.setItem("alem-token", j.token);
+  sessionStorage.setItem(TOKEN_KEY, j.token);
   $("error").textContent = "";
   if (game.frame) { drawFrame(game.frame); drawStatus(game.frame); }
 }
@@ -102,7 +105,10 @@ function drawFrame(f) {
   $("hud").textContent = f.hud[focus].join("\n") + (f.last.who ? `\nlast step: ${f.last.actions.map((a, i) => `${seatName(i)} ${a.toLowerCase()} (${f.last.who[i]})`).join(", ")}` : "");
   $("events").textContent = f.events.join("   ");
   $("summary").hidden = !f.summary;
-  if (f.summary) $("summary").querySelector("pre").textContent = f.summary.join("\n");
+  if (f.summary) {
+    $("summary").querySelector("pre").textContent = f.summary.join("\n");
+    $("gif").href = `/api/room/${game.welcome ? game.welcome.room : "1"}/gif`;  // made on request
+  }
   $("log").innerHTML = "";
   f.chat.forEach(addChat);
 }
@@ -110,7 +116,8 @@ function drawFrame(f) {
 function addChat(c) {
   const line = document.createElement("div");
   line.style.color = ACCENTS[c.seat % 5];
-  line.textContent = `${seatName(c.seat)} (step ${c.step}): ${c.text}`;
+  const who = c.from ? `${seatName(c.seat)} [${c.from}]` : seatName(c.seat);  // llm:MODEL
+  line.textContent = `${who} (step ${c.step}): ${c.text}`;
   $("log").appendChild(line);
   $("log").scrollTop = $("log").scrollHeight;
 }
