@@ -104,10 +104,8 @@ class Room:
         humans = {i for i in config.humans if 0 <= i < self.p}
         self.seats = [Seat(i, i in humans) for i in range(self.p)]
         nc = self.env.static.num_comm_channels
-        self.uses_llm = [
-            config.ai == LLM or (i in config.llm_seats and not self.seats[i].human)
-            for i in range(self.p)
-        ]  # fmt: skip
+        llm_seats = {i for i in config.llm_seats if 0 <= i < self.p and not self.seats[i].human}
+        self.uses_llm = [config.ai == LLM or i in llm_seats for i in range(self.p)]
         self.policies = {
             i: load_policy(config.ai, players=self.p, seed=self.seed + i, comm_channels=nc)
             for i in range(self.p)
@@ -312,11 +310,9 @@ class Room:
         reward = [float(rewards.get(f"agent_{i}", 0.0)) for i in range(self.p)]
         self.returns += reward
         self._refresh()
-        extra = {}
-        if self.llm is not None:
-            extra["llm"] = self.llm.statuses  # each asked seat's parse status
-            if self.env.agents:
-                self.llm.observe(self.state, actions, reward, self._masks())
+        extra = {"llm": self.llm.statuses} if self.llm is not None else {}  # parse statuses
+        if self.llm is not None and self.env.agents:
+            self.llm.observe(self.state, actions, reward, self._masks())
         self.writer.step(
             actions=actions, who=who, rewards=reward, digest=self.digest,
             reaction_ms=[self.reaction_ms.get(i) for i in range(self.p)],

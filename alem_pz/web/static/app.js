@@ -48,7 +48,7 @@ function onWelcome(w) {
     rows.push(`<tr><td><kbd>${k.label}</kbd></td><td title="${k.name.toLowerCase()}">${k.name.toLowerCase()}</td></tr>`);
   }
   document.querySelector("#keys tbody").innerHTML = rows.join("");
-  $("room").textContent = `${w.players} players · ${w.difficulty} · ` +
+  $("room").textContent = `${ROOM ? `room ${w.room} · ` : ""}${w.players} players · ${w.difficulty} · ` +
     (w.mode === "tick" ? `real time, a step every ${w.tick_ms} ms` : "turn mode: the world steps when everyone has chosen") +
     ` · AI: ${w.ai}`;
   const buttons = [];

@@ -107,3 +107,28 @@ def test_key_press_to_updated_view_latency(browser, make_room):
     print(f"key press to updated view over {len(latencies)} presses: p50 {p50:.0f} ms, "
           f"p95 {p95:.0f} ms (small world, 10 px tiles)")  # fmt: skip
     assert p95 < 5000
+
+
+def test_the_lobby_lists_two_rooms_and_a_rooms_page_plays_its_own_game(
+    browser, make_room, tmp_path
+):
+    rooms = {n: make_room(humans=(0,), record_dir=str(tmp_path / n)) for n in ("1", "2")}
+    with Server(make_app(rooms)) as server:
+        lobby = browser.page(f"http://127.0.0.1:{server.port}/")
+        lobby.wait("document.querySelectorAll('#rooms tbody tr').length === 2")
+        assert lobby.js("document.querySelector('[data-room=\"2\"] .free').textContent") == "P1"
+        lobby.screenshot(tmp_path / "web_rooms.png")
+        page = browser.page(f"http://127.0.0.1:{server.port}/room/2")
+        take_seat(page, 0)
+        page.press("d", *KEYS["d"])
+        page.wait("document.body.dataset.step === '1'")
+        lobby.wait("document.querySelector('[data-room=\"2\"] .free').textContent === 'none'")
+        page.wait("document.getElementById('view').complete")
+        page.screenshot(tmp_path / "web_room2.png")
+        lobby.close()
+        page.close()
+    for name in ("web_rooms.png", "web_room2.png"):
+        looks_like_a_page(tmp_path / name)
+        keep(tmp_path / name)
+    assert rooms["1"].steps == 0 and rooms["2"].steps == 1
+    assert replay(rooms["2"].record_paths[0]).steps == 1
