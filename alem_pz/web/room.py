@@ -292,8 +292,6 @@ class Room:
         asked, said = self.llm.act(seats, self.steps)
         for message in said:
             self._say(message)
-        if self.llm.error:
-            self.events = [f"language model: {self.llm.error}"]
         return asked
 
     def _masks(self) -> np.ndarray:
@@ -311,6 +309,8 @@ class Room:
         self.returns += reward
         self._refresh()
         extra = {"llm": self.llm.statuses} if self.llm is not None else {}  # parse statuses
+        if self.llm is not None and self.llm.error:  # shown beside the achievements
+            self.events = [*self.events, f"language model: {self.llm.error}"]
         if self.llm is not None and self.env.agents:
             self.llm.observe(self.state, actions, reward, self._masks())
         self.writer.step(

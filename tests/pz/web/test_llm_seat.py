@@ -14,7 +14,7 @@ pytest.importorskip("openai")
 from starlette.testclient import TestClient
 
 from alem_core.constants import Action
-from alem_pz.text.client import ClientConfig, Completion
+from alem_pz.text.client import ClientConfig, Completion, RunAbortedError
 from alem_pz.text.harness import HarnessConfig
 from alem_pz.text.history import COMM_HEADER
 from alem_pz.text.local_server import LocalServer
@@ -95,6 +95,26 @@ def test_malformed_replies_are_counted_noops_and_the_room_plays_on(make_room) ->
     assert [s["actions"][2] for s in steps] == [0, 0, 0]
     assert steps[2]["messages"][-1]["text"] == "on my way"
     assert replay(room.record_paths[0]).steps == 3
+
+
+class Refused:
+    """A client whose endpoint refuses the credentials (what ``ChatClient`` raises then)."""
+
+    def complete(self, messages):
+        raise RunAbortedError("model 'rule' at http://127.0.0.1: HTTP 401 (check the API key)")
+
+
+def test_refused_credentials_make_the_seat_noop_and_say_so(make_room) -> None:
+    with LocalServer() as server:
+        room = make_room(humans=(0,), ai="random", llm_seats=(2,), llm=harness(server))
+        room.llm.team.clients[2] = Refused()
+        token = room.take(0)
+        assert room.choose(token, int(Action.LEFT)) and room.choose(token, int(Action.UP))
+        assert room.events[-1] == f"language model: {room.llm.error}" and "401" in room.events[-1]
+        room.close()
+    steps = [x for x in read_record(room.record_paths[0]) if x["type"] == "step"]
+    assert [(s["actions"][2], s["llm"]) for s in steps] == [(0, {"2": "error"})] * 2
+    assert room.llm.stats()["faults"] == {"aborted": 2}
 
 
 def test_the_command_line_loads_the_harness_settings_as_alem_evaluate_does() -> None:

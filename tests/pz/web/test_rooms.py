@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 
 import pytest
 from starlette.testclient import TestClient
@@ -16,6 +17,9 @@ from alem_pz.compiled import compiled_core
 from alem_pz.web.app import make_app
 from alem_pz.web.record import read_record, replay
 from alem_pz.web.replay import main as replay_main
+from alem_pz.web.room import RoomConfig
+from alem_pz.web.server import make_rooms
+from tests.pz.conftest import SMALL
 
 from .browser import Server
 from .conftest import receive
@@ -64,6 +68,16 @@ def test_two_rooms_play_apart_and_the_lobby_lists_their_free_seats(make_room, tm
         "room-a", "room-b",
     ]  # fmt: skip
     assert replay(second.record_paths[0]).ended and replay(first.record_paths[0]).steps == 0
+
+
+def test_alem_serve_rooms_share_a_seed_and_record_apart(tmp_path) -> None:
+    config = RoomConfig(players=3, humans=(0,), static=SMALL, tile_px=10, record_dir=str(tmp_path))
+    rooms = make_rooms(config, 2)
+    for room in rooms.values():
+        room.close()
+    assert list(rooms) == ["1", "2"] and rooms["1"].seed == rooms["2"].seed
+    assert [r.record_paths[0].parent.name for r in rooms.values()] == ["room1", "room2"]
+    assert make_rooms(replace(config, record_dir=str(tmp_path / "one")), 1)["1"].seed is not None
 
 
 def test_alem_replay_gif_has_a_frame_per_state(make_room, tmp_path, capsys) -> None:
