@@ -177,6 +177,57 @@ async def clock(hub: Hub) -> None:
             await hub.publish("frame")
 
 
+class Site:
+    """The rooms of one server, by name, and the endpoints that reach them (``make_app``)."""
+
+    def __init__(self, rooms: Room | Mapping[str, Room]) -> None:
+        named = {"1": rooms} if isinstance(rooms, Room) else dict(rooms)
+        self.hubs = {name: Hub(room, name) for name, room in named.items()}
+        self.first = next(iter(self.hubs))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Each room's clock runs while the app does; the records are closed at the end."""
+        tasks = [asyncio.create_task(clock(hub)) for hub in self.hubs.values()]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            for hub in self.hubs.values():
+                hub.room.close()
+
+    def hub_of(self, request: Any) -> Hub:
+        """The room the path names (the first one where it names none); 404 if unknown."""
+        name = request.path_params.get("name", self.first)
+        if name not in self.hubs:
+            raise HTTPException(404, f"no room {name!r}; rooms: {', '.join(self.hubs)}")
+        return self.hubs[name]
+
+    async def index(self, request: Any) -> FileResponse:
+        self.hub_of(request)
+        lobby = len(self.hubs) > 1 and "name" not in request.path_params
+        return FileResponse(STATIC / ("lobby.html" if lobby else "index.html"))
+
+    async def summary(self, request: Any) -> JSONResponse:
+        hub = self.hub_of(request)
+        records = [str(p) for p in hub.room.record_paths]
+        return JSONResponse({**(await hub.call(hub.status)), "records": records})
+
+    async def lobby(self, request: Any) -> JSONResponse:
+        return JSONResponse([await lobby_entry(name, hub) for name, hub in self.hubs.items()])
+
+    async def gif(self, request: Any) -> Response:
+        return await episode_gif(self.hub_of(request))
+
+    async def websocket(self, socket: WebSocket) -> None:
+        name = socket.path_params.get("name", self.first)
+        if name not in self.hubs:
+            await socket.close(code=4404)  # refused before accepting: nothing to clean up
+            return
+        await session(self.hubs[name], socket)
+
+
 def make_app(rooms: Room | Mapping[str, Room]) -> Starlette:
     """The ASGI app serving ``rooms`` ({name: room}; a lone ``Room`` is named "1").
 
@@ -184,68 +235,25 @@ def make_app(rooms: Room | Mapping[str, Room]) -> Starlette:
     page, ``/room/NAME/ws`` its WebSocket, ``/api/rooms`` the lobby's list and
     ``/api/room/NAME`` a room's summary (``/ws`` and ``/api/room``: the first room's).
     ``/api/room/NAME/gif`` is the GIF of the room's last finished episode. Each room has its own
-    hub, lock and clock, so one room's step never waits for another's.
+    hub, lock and clock, so one room's step never waits for another's lock.
     """
-    named = {"1": rooms} if isinstance(rooms, Room) else dict(rooms)
-    hubs = {name: Hub(room, name) for name, room in named.items()}
-    first = next(iter(hubs))
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        tasks = [asyncio.create_task(clock(hub)) for hub in hubs.values()]
-        try:
-            yield
-        finally:
-            for task in tasks:
-                task.cancel()
-            for hub in hubs.values():
-                hub.room.close()
-
-    def hub_of(request: Any) -> Hub:
-        name = request.path_params.get("name", first)
-        if name not in hubs:
-            raise HTTPException(404, f"no room {name!r}; rooms: {', '.join(hubs)}")
-        return hubs[name]
-
-    async def index(request: Any) -> FileResponse:
-        hub_of(request)
-        page = "lobby.html" if len(hubs) > 1 and "name" not in request.path_params else "index.html"
-        return FileResponse(STATIC / page)
-
-    async def summary(request: Any) -> JSONResponse:
-        hub = hub_of(request)
-        records = [str(p) for p in hub.room.record_paths]
-        return JSONResponse({**(await hub.call(hub.status)), "records": records})
-
-    async def lobby(request: Any) -> JSONResponse:
-        return JSONResponse([await lobby_entry(name, hub) for name, hub in hubs.items()])
-
-    async def gif(request: Any) -> Response:
-        return await episode_gif(hub_of(request))
-
-    async def websocket(socket: WebSocket) -> None:
-        name = socket.path_params.get("name", first)
-        if name not in hubs:
-            await socket.close(code=4404)  # refused before accepting: nothing to clean up
-            return
-        await session(hubs[name], socket)
-
+    site = Site(rooms)
     app = Starlette(
         routes=[
-            Route("/", index),
-            Route("/room/{name}", index),
-            Route("/api/rooms", lobby),
-            Route("/api/room", summary),
-            Route("/api/room/{name}", summary),
-            Route("/api/room/{name}/gif", gif),
-            WebSocketRoute("/ws", websocket),
-            WebSocketRoute("/room/{name}/ws", websocket),
+            Route("/", site.index),
+            Route("/room/{name}", site.index),
+            Route("/api/rooms", site.lobby),
+            Route("/api/room", site.summary),
+            Route("/api/room/{name}", site.summary),
+            Route("/api/room/{name}/gif", site.gif),
+            WebSocketRoute("/ws", site.websocket),
+            WebSocketRoute("/room/{name}/ws", site.websocket),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        lifespan=lifespan,
+        lifespan=site.lifespan,
     )
-    app.state.hubs = hubs
-    app.state.hub = hubs[first]
+    app.state.hubs = site.hubs
+    app.state.hub = site.hubs[site.first]
     return app
 
 
@@ -280,4 +288,4 @@ async def episode_gif(hub: Hub) -> Response:
     return FileResponse(out, media_type="image/gif", filename=out.name)
 
 
-__all__ = ["Hub", "episode_gif", "lobby_entry", "make_app"]
+__all__ = ["Hub", "Site", "episode_gif", "lobby_entry", "make_app"]
