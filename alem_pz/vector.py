@@ -190,15 +190,15 @@ class AlemVectorEnv(VectorEnv):
         obs = _writable(obs.reshape(n, -1))
         mask = mask.reshape(n, -1).astype(np.int8)
         self._mask = mask.copy()
-        score = np.zeros((n, len(self.score_keys)), np.float32)
         if fetch_score and done.any():
-            named = jax.device_get(self.runner.scores())
-            score = np.stack([named[k] for k in self.score_keys], axis=-1).reshape(n, -1)
+            score = np.array(self.runner.score_table(), np.float32).reshape(n, -1)
+        else:
+            score = np.zeros((n, len(self.score_keys)), np.float32)
         infos: dict[str, Any] = {
             "action_mask": mask,
             "alive": _writable(alive.reshape(n)),
             "world": self._world.copy(),
-            "score": np.array(score, np.float32),
+            "score": score,
         }
         infos.update({f"_{k}": np.ones(n, bool) for k in list(infos)})
         flows = (reward.reshape(n), term.reshape(n), trunc.reshape(n))

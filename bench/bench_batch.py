@@ -1,4 +1,8 @@
-"""Batched throughput with auto-reset: ``alem_core.BatchRunner`` and ``gymnasium.make_vec``.
+"""Batched throughput on a fixed short horizon: ``alem_core.BatchRunner`` and ``make_vec``.
+
+The headline figure is ``bench/training_regime.py`` (the default horizon, episodes ending by
+deaths, whole windows from a fresh reset); this script isolates the step and the reserve
+machinery on a fixed ``--horizon``, with the best of ``--repeats`` windows beside the median.
 
     python -m bench.bench_batch [--worlds 64 256 1024] [--steps 100] [--horizon 50] [--json f]
     python -m bench.bench_batch --drill t1_sync [--players 3] --worlds 64 --horizon 64
@@ -148,8 +152,8 @@ def bench_make_vec(n: int, steps: int, horizon: int, repeats: int = 1) -> dict:
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(steps):
-            _, _, _, _, infos = envs.step(actions(infos))
-            ended += int(infos.get("_episode", np.zeros(1, bool)).sum())
+            _, _, term, trunc, infos = envs.step(actions(infos))
+            ended += int((term | trunc).sum())
         windows.append(time.perf_counter() - start)
     rates = _rates(n, steps, windows)
     return {

@@ -5,7 +5,15 @@
 * ``runner.py``: ``BatchRunner``, which drives the batch from Python (the Gymnasium vector env).
 """
 
-from alem_core.batch.auto_reset import BatchOutput, init, init_from_keys, score_dict, scores, step
+from alem_core.batch.auto_reset import (
+    BatchOutput,
+    ended_score_table,
+    init,
+    init_from_keys,
+    score_dict,
+    scores,
+    step,
+)
 from alem_core.batch.reserve import Batch
 from alem_core.batch.runner import BatchRunner
 
@@ -13,6 +21,7 @@ __all__ = [
     "Batch",
     "BatchOutput",
     "BatchRunner",
+    "ended_score_table",
     "init",
     "init_from_keys",
     "score_dict",

@@ -178,11 +178,15 @@ def score_dict(table: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
     return {key: table[..., k] for k, key in enumerate(score_keys(static))}
 
 
-def scores(batch: Batch, static: StaticParams, chunk: int) -> dict[str, jax.Array]:
-    """{key: (N, P) float32} score of every world that ended on the last call (``done``; zero
+def ended_score_table(batch: Batch, static: StaticParams, chunk: int) -> jax.Array:
+    """(N, P, K) float32 score of every world that ended on the last call (``done``; zero
     elsewhere), from its final state: call it before the next call resets those worlds."""
-    table = _score_table_of_ended(batch.worlds, batch.done, static, chunk)
-    return score_dict(table, static)
+    return _score_table_of_ended(batch.worlds, batch.done, static, chunk)
+
+
+def scores(batch: Batch, static: StaticParams, chunk: int) -> dict[str, jax.Array]:
+    """``score_table`` as named columns ({key: (N, P) float32})."""
+    return score_dict(ended_score_table(batch, static, chunk), static)
 
 
 def _score_table_of_ended(worlds: State, done: jax.Array, static: StaticParams, chunk: int):
@@ -314,6 +318,7 @@ __all__ = [
     "BatchOutput",
     "advance",
     "blank_batch",
+    "ended_score_table",
     "episode_keys",
     "generate",
     "init",

@@ -4,10 +4,11 @@
     out = runner.reset(seed=0)                 # BatchOutput of jax arrays, leading axis N
     out = runner.step(actions)                 # (N, P) int actions
     if out.info["ended"]:                      # some world ended on this call
-        scores = runner.scores()               # {key: (N, P)}, before the next step
+        table = runner.score_table()           # (N, P, K), before the next step
 
 Each ``step`` is one jitted ``batch.step`` (reserves regenerated and swapped in on the device
-when needed); the score of the worlds that ended is computed on demand by ``scores()``. The
+when needed); the score of the worlds that ended is computed on demand by ``score_table()``
+(``scores()`` names its columns). The
 upkeep is chosen on the device, not by the host: reading the previous call's counters to choose
 would stall the pipeline of asynchronous dispatches.
 The worlds are split over all local devices (``jax.sharding``, a 1-D mesh over the world axis)
@@ -40,8 +41,9 @@ class Compiled(NamedTuple):
 
     blank: Callable
     step: Callable
-    """``batch.step`` without the score (``scores`` computes it on demand)."""
-    scores: Callable
+    """``batch.step`` without the score (``score_table`` computes it on demand)."""
+    score_table: Callable
+    """(N, P, K) score of the worlds that ended on the last call (``ended_score_table``)."""
 
 
 WORLD_AXIS = "worlds"
@@ -74,7 +76,7 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
     return Compiled(
         blank=jax.jit(lambda keys, params: core_batch.blank_batch(keys, params, static)),
         step=jax.jit(functools.partial(_step, static=static, chunk=chunk), donate_argnums=0),
-        scores=jax.jit(lambda batch: core_batch.scores(batch, static, chunk)),
+        score_table=jax.jit(lambda batch: core_batch.ended_score_table(batch, static, chunk)),
     )
 
 
@@ -135,7 +137,7 @@ class BatchRunner:
         # It also compiles the step with its upkeep branch, so the rollout never compiles.
         out = self.step(jnp.zeros((self.num_worlds, self.static.player_count), jnp.int32))
         if not self._warm:  # compile the score now too (it runs only after episode ends)
-            jax.block_until_ready(fns.scores(self.batch))
+            jax.block_until_ready(fns.score_table(self.batch))
             self._warm = True
         return out
 
@@ -155,13 +157,18 @@ class BatchRunner:
         self.batch, out = fns.step(self.batch, actions, self._params)
         return out
 
-    def scores(self) -> dict[str, jax.Array]:
-        """Score keys ({key: (N, P) float32}, ``alem_core.scoring.score``) of the worlds that
-        ended on the last ``step`` (``info["done"]``; zero elsewhere), from their final states. Call
-        it before the next ``step``, which resets them."""
+    def score_table(self) -> jax.Array:
+        """(N, P, K) float32 score (``alem_core.scoring.score``; column ``k`` is key ``k`` of
+        ``score_keys(static)``) of the worlds that ended on the last ``step`` (``info["done"]``;
+        zero elsewhere), from their final states. Call it before the next ``step``, which resets
+        them."""
         if self.batch is None:
-            raise RuntimeError("scores() called before reset(); call reset(seed) first")
-        return compiled_batch(self.static, self.chunk).scores(self.batch)
+            raise RuntimeError("score_table() called before reset(); call reset(seed) first")
+        return compiled_batch(self.static, self.chunk).score_table(self.batch)
+
+    def scores(self) -> dict[str, jax.Array]:
+        """``score_table()`` as named columns ({key: (N, P) float32})."""
+        return core_batch.score_dict(self.score_table(), self.static)
 
 
 __all__ = [
