@@ -33,13 +33,34 @@ DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
 
 
 def load(path: str) -> dict:
-    """Traces (T+1, N, ...), terminal score keys (N, P), done flags (N,) and meta of one side."""
+    """Traces (T+1, N, ...), terminal score keys (N, P), done flags (N,) and meta of one side.
+    ``path`` may list several runs of one side, comma-separated: their worlds are pooled."""
+    if "," in path:
+        return _pool([load(p) for p in path.split(",")])
     data = np.load(path)
     meta = json.loads(str(data["meta"]))
     traces = {k[6:]: data[k] for k in data.files if k.startswith("trace/")}
     score = {k[6:]: data[k].astype(float) for k in data.files if k.startswith("score/")}
     names = [CAUSE_ALIASES.get(c, c) for c in meta["cause_names"]]
     return {"meta": meta, "trace": traces, "score": score, "done": data["done"], "causes": names}
+
+
+def _pool(runs: list[dict]) -> dict:
+    """One side's runs (same T) as one sample: worlds concatenated, the score keys all runs
+    share, cause names by code (the peer names a code only from a death it saw)."""
+    names = []
+    for code in range(max(len(r["causes"]) for r in runs)):
+        known = [r["causes"][code] for r in runs if code < len(r["causes"])]
+        named = [n for n in known if not n.startswith("code")]
+        names.append(named[0] if named else known[0])
+    keys = set.intersection(*(set(r["score"]) for r in runs))
+    return {
+        "meta": runs[0]["meta"],
+        "trace": {k: np.concatenate([r["trace"][k] for r in runs], 1) for k in runs[0]["trace"]},
+        "score": {k: np.concatenate([r["score"][k] for r in runs]) for k in keys},
+        "done": np.concatenate([r["done"] for r in runs]),
+        "causes": names,
+    }
 
 
 def step_events(tr: dict) -> dict:
