@@ -1,0 +1,255 @@
+"""Throughput in the regime training lives in: episodes end and reset inside the timed window.
+
+    python -m bench.training_regime [--worlds 64 256] [--steps 2000] [--json out.json]
+
+For each N (48 x 48, 9-floor state, 3 agents, "medium", the default ``max_steps``), from a fresh
+``reset`` with a masked-random team (uniform over each agent's legal actions), ``--steps`` steps
+are timed as one whole window (no best window is picked):
+* ``make_vec``: ``gymnasium.make_vec("alem/Coop-v0")``, numpy out, the actions drawn with numpy
+  on the host: what a PyTorch loop sees, minus its network. Per-step times split the steps on
+  which no world ended from those on which some did.
+* ``scan``: ``alem_core.batch.auto_reset.step`` inside a jitted ``lax.scan`` of 128-step
+  rollouts (a PPO rollout's length), actions drawn on the device, as ``alem_train.ppo`` runs it.
+* ``bare``: the reference both are held to, ``alem_core.step`` (transition and observation)
+  vmapped over the N worlds in a ``lax.scan`` with no resets, in 200-step windows from fresh
+  worlds (teams alive), timed whole.
+Compilation happens before each timed window and is reported apart. Env-steps/s counts
+world-steps: N x steps / seconds. The load average is printed beside the figures: on a shared
+machine every figure scales with the free cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import jax
+import numpy as np
+
+ROLLOUT = 128
+"""Steps per scan call on the ``scan`` path (a PPO rollout's length)."""
+BARE_WINDOW = 200
+"""Steps per window of the ``bare`` reference: long enough to amortise a call, short enough
+that the teams are still alive."""
+
+
+def _load() -> list[float]:
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+HORIZON = 10_000
+"""alem_pz's default ``max_steps`` (``make_vec`` uses its own; a test checks they agree), so the
+three paths end episodes alike. Set here because the scan and bare paths import only
+``alem_core``: they also run on a machine without PettingZoo or Gymnasium (``bench/gpu.sh``)."""
+SMALL = {"map_size": (16, 16), "num_levels": 1}
+"""``--small``: the unit tests' world (seconds to compile), for checking this script runs."""
+
+
+def _world(small: bool = False, players: int = 3, difficulty: str = "medium"):
+    """(params, static) of the world ``make_vec`` builds by default, or the small one."""
+    import alem_core
+
+    static = alem_core.StaticParams(player_count=players, **(SMALL if small else {}))
+    return alem_core.make_params(difficulty, max_timesteps=HORIZON), static
+
+
+def _peak_bytes() -> int | None:
+    """The device's peak memory in use so far (None where the backend does not say: CPU)."""
+    stats = jax.local_devices()[0].memory_stats() or {}
+    return stats.get("peak_bytes_in_use")
+
+
+def make_vec(n: int, steps: int, small: bool = False) -> dict:
+    """``gymnasium.make_vec`` from a fresh reset, ``steps`` host steps timed as a whole."""
+    import gymnasium
+
+    import alem_pz  # noqa: F401  (registers alem/Coop-v0)
+
+    _, static = _world(small)
+    envs = gymnasium.make_vec(
+        "alem/Coop-v0", num_envs=n, vectorization_mode="vector_entry_point", static=static
+    )
+    rng = np.random.default_rng(0)
+    players = envs.num_envs // n
+
+    def actions(mask):  # uniform among legal: argmax of uniform noise on the legal entries
+        return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+    start = time.perf_counter()
+    _, infos = envs.reset(seed=0)
+    compile_s = time.perf_counter() - start
+    per_step, ends = np.zeros(steps), np.zeros(steps, int)
+    begin = time.perf_counter()
+    for t in range(steps):
+        tick = time.perf_counter()
+        _, _, term, trunc, infos = envs.step(actions(infos["action_mask"]))
+        per_step[t] = time.perf_counter() - tick
+        ends[t] = (term | trunc).reshape(n, players).any(axis=1).sum()
+    seconds = time.perf_counter() - begin
+    envs.close()
+    quiet, busy = per_step[ends == 0], per_step[ends > 0]
+    return {
+        "env_steps_per_s": n * steps / seconds,
+        "seconds": seconds,
+        "episodes_ended": int(ends.sum()),
+        "compile_and_reset_s": compile_s,
+        "median_ms_no_end": 1e3 * float(np.median(quiet)) if quiet.size else None,
+        "median_ms_with_end": 1e3 * float(np.median(busy)) if busy.size else None,
+        "steps_with_end": int(busy.size),
+    }
+
+
+def scan(n: int, steps: int, small: bool = False) -> dict:
+    """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch, timed whole."""
+    from alem_core.batch import auto_reset as core_batch
+    from alem_core.batch.runner import default_chunk
+    from alem_core.testing.rollout import random_legal_actions
+
+    params, static = _world(small)
+    arrays, chunk = params.as_arrays(), default_chunk(n)
+
+    def rollout(batch, out, key):
+        def one(carry, k):
+            batch, out = carry
+            acts = jax.vmap(random_legal_actions)(jax.random.split(k, n), out.info["action_mask"])
+            batch, nxt = core_batch.step(batch, acts, arrays, static, chunk, score=False)
+            return (batch, nxt), (nxt.obs.sum(), nxt.info["done"].sum())
+
+        (batch, out), (obs_sum, ended) = jax.lax.scan(
+            one, (batch, out), jax.random.split(key, ROLLOUT)
+        )
+        return batch, out, obs_sum.sum(), ended.sum()
+
+    def init(key, n, arrays, static):  # the steps carry no score table: drop init's
+        batch, out = core_batch.init(key, n, arrays, static)
+        return batch, out._replace(info={k: v for k, v in out.info.items() if k != "score"})
+
+    init = jax.jit(init, static_argnums=(1, 3))
+    run = jax.jit(rollout, donate_argnums=(0, 1))
+    start = time.perf_counter()
+    batch, out = init(jax.random.key(0), n, arrays, static)
+    jax.block_until_ready(run(batch, out, jax.random.key(1)))  # compiles
+    compile_s = time.perf_counter() - start
+    batch, out = jax.block_until_ready(init(jax.random.key(0), n, arrays, static))
+    calls, ended = -(-steps // ROLLOUT), 0
+    begin = time.perf_counter()
+    for i in range(calls):
+        batch, out, _, count = run(batch, out, jax.random.key(2 + i))
+        ended += count
+    ended = int(jax.block_until_ready(ended))
+    seconds = time.perf_counter() - begin
+    return {
+        "env_steps_per_s": n * calls * ROLLOUT / seconds,
+        "seconds": seconds,
+        "steps": calls * ROLLOUT,
+        "episodes_ended": ended,
+        "compile_s": compile_s,
+        "peak_device_bytes": _peak_bytes(),
+    }
+
+
+def bare(n: int, steps: int, small: bool = False) -> dict:
+    """``alem_core.step`` vmapped in ``BARE_WINDOW``-step scans from fresh worlds, no resets."""
+    import alem_core
+    from alem_core.testing.rollout import random_legal_actions
+
+    params, static = _world(small)
+    arrays = params.as_arrays()
+
+    def window(states, masks, key):
+        def one(carry, k):
+            states, masks = carry
+            keys = jax.random.split(k, 2 * n)
+            acts = jax.vmap(random_legal_actions)(keys[:n], masks)
+            obs, states, _, _, _, info = jax.vmap(
+                lambda kk, s, a: alem_core.step(kk, s, a, arrays, static)
+            )(keys[n:], states, acts)
+            return (states, info["action_mask"]), obs.sum()
+
+        _, sums = jax.lax.scan(one, (states, masks), jax.random.split(key, BARE_WINDOW))
+        return sums.sum()
+
+    reset = jax.jit(jax.vmap(lambda k: alem_core.reset(k, arrays, static)))
+    run = jax.jit(window)
+    start = time.perf_counter()
+    _, states = reset(jax.random.split(jax.random.key(0), n))
+    masks = jax.jit(jax.vmap(lambda s: alem_core.observe(s, arrays, static)[1]))(states)
+    jax.block_until_ready(run(states, masks, jax.random.key(1)))
+    compile_s = time.perf_counter() - start
+    calls = -(-steps // BARE_WINDOW)
+    begin = time.perf_counter()
+    for i in range(calls):
+        total = run(states, masks, jax.random.key(2 + i))
+    jax.block_until_ready(total)
+    seconds = time.perf_counter() - begin
+    return {
+        "env_steps_per_s": n * calls * BARE_WINDOW / seconds,
+        "seconds": seconds,
+        "steps": calls * BARE_WINDOW,
+        "compile_s": compile_s,
+        "peak_device_bytes": _peak_bytes(),
+    }
+
+
+PATHS = {"bare": bare, "make_vec": make_vec, "scan": scan}
+
+
+def measure(worlds: list[int], steps: int, paths: list[str], small: bool = False) -> list[dict]:
+    rows = []
+    for n in worlds:
+        row: dict = {"worlds": n, "steps": steps}
+        for name in paths:
+            row[name] = PATHS[name](n, steps, small) | {"load": _load()}
+        if "bare" in row:
+            ref = row["bare"]["env_steps_per_s"]
+            for name in set(paths) - {"bare"}:
+                row[name]["of_bare"] = row[name]["env_steps_per_s"] / ref
+        rows.append(row)
+        print(_line(row), flush=True)
+    return rows
+
+
+def _line(row: dict) -> str:
+    parts = [f"N={row['worlds']}"]
+    for name in ("bare", "scan", "make_vec"):
+        if name in row:
+            r = row[name]
+            share = f" ({r['of_bare']:.2f} of bare)" if "of_bare" in r else ""
+            ended = f", {r['episodes_ended']} ended" if "episodes_ended" in r else ""
+            parts.append(f"{name} {r['env_steps_per_s']:,.0f}{share}{ended}")
+    if "make_vec" in row:
+        r = row["make_vec"]
+        quiet, busy = (r[k] or float("nan") for k in ("median_ms_no_end", "median_ms_with_end"))
+        parts.append(
+            f"make_vec step median {quiet:.1f} ms without an end, "
+            f"{busy:.1f} ms with ({r['steps_with_end']} steps)"
+        )
+    loads = [row[name]["load"] for name in PATHS if name in row]
+    return " | ".join(parts) + f" | load {loads[-1]}"
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worlds", type=int, nargs="+", default=[64, 256])
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS))
+    parser.add_argument("--small", action="store_true", help="16 x 16, one floor (a smoke test)")
+    parser.add_argument("--json", default=None)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(argv)
+    device = jax.local_devices()[0].device_kind
+    print(f"jax {jax.__version__} on {device}; load {_load()}", flush=True)
+    rows = measure(args.worlds, args.steps, args.paths, args.small)
+    if args.json:
+        record = {"command": " ".join(["python -m bench.training_regime", *argv]),
+                  "jax": jax.__version__, "device": device, "rows": rows}  # fmt: skip
+        with open(args.json, "w") as f:
+            json.dump(record, f, indent=1)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""The benchmark scripts run (their figures belong in ``bench/records/``, not in tests).
+
+``bench/gpu.sh`` waits for a GPU machine: this runs it on the CPU with a tiny N and the small
+world, so the day a GPU is lent the script is known to work. It compiles two scans of the small
+world in a fresh process (a minute or more on two cores), so it is marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import pytest
+
+from alem_pz.parallel import DEFAULT_MAX_STEPS
+from bench import training_regime
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_training_regime_ends_episodes_on_the_default_horizon():
+    assert training_regime.HORIZON == DEFAULT_MAX_STEPS
+
+
+@pytest.mark.slow
+def test_gpu_script_runs_on_the_cpu_with_a_tiny_world(tmp_path):
+    env = os.environ | {
+        "OUT": str(tmp_path),
+        "PYTHON": sys.executable,
+        "STEPS": "8",
+        "ARGS": "--small",
+        "JAX_COMPILATION_CACHE_DIR": jax.config.jax_compilation_cache_dir or "",
+        "PYTHONPATH": str(ROOT),
+    }
+    done = subprocess.run(
+        ["bash", str(ROOT / "bench" / "gpu.sh"), "2"],
+        env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    record = json.loads((tmp_path / "gpu.json").read_text())
+    (row,) = record["rows"]
+    assert row["worlds"] == 2 and set(row) >= {"bare", "scan"}
+    assert row["scan"]["env_steps_per_s"] > 0 and row["bare"]["env_steps_per_s"] > 0
+    assert row["scan"]["steps"] == training_regime.ROLLOUT  # whole rollouts, at least one
+    assert "N=2 | bare" in done.stdout
