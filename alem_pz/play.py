@@ -28,7 +28,7 @@ from alem_pz import rendering
 from alem_pz.compiled import compiled_core
 from alem_pz.keys import action_name, describe, key_table
 from alem_pz.parallel import AlemParallelEnv
-from alem_pz.policies import load_policy
+from alem_pz.policies import load_seat_policy, seat_action
 from alem_pz.recording import save_frames
 
 ACCENTS = ((64, 216, 242), (90, 230, 90), (255, 184, 51), (178, 115, 242), (255, 115, 178))
@@ -72,7 +72,7 @@ class Game:
         self.humans = [i for i in sorted(set(config.humans)) if 0 <= i < self.p]
         nc = self.env.static.num_comm_channels
         self.ai = {
-            i: load_policy(config.ai, players=self.p, seed=seed + i, comm_channels=nc)
+            i: load_seat_policy(config.ai, players=self.p, seed=seed + i, comm_channels=nc)
             for i in range(self.p)
             if i not in self.humans
         }
@@ -146,7 +146,7 @@ class Game:
         actions = {}
         for i, agent in enumerate(self.env.agents):
             if i in self.ai and self.can_act(i):
-                actions[agent] = int(self.ai[i](self.obs[agent], self.infos[agent]["action_mask"]))
+                actions[agent] = seat_action(self.ai[i], i, self.env.agents, self.obs, self.infos)
             else:
                 actions[agent] = self.chosen.get(i, 0)
         self.obs, rewards, _, _, self.infos = self.env.step(actions)

@@ -16,10 +16,12 @@ A policy is ``policy(observation, action_mask) -> int`` (one agent per call) or,
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from alem_pz.baselines import GreedyCoordinator, MaskedRandom
 
@@ -69,4 +71,44 @@ def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int =
     return policy
 
 
-__all__ = ["LOADER_GROUP", "NAMES", "Policy", "file_loaders", "load_policy"]
+def load_seat_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0) -> Policy:
+    """``load_policy`` for one seat of a game played on symbolic observations (``alem-play``,
+    ``alem-serve``); call it with ``seat_action``.
+
+    Raises:
+        ValueError: naming ``spec`` when the policy reads text observations (``text-rule``),
+            which those games do not produce.
+    """
+    policy = load_policy(spec, players=players, seed=seed, comm_channels=comm_channels)
+    if getattr(policy, "needs_text", False):
+        raise ValueError(
+            f"policy {spec!r} reads text observations; a seat here sees the symbolic ones: use "
+            "random, greedy, a checkpoint file or module:function (text policies play in "
+            "alem-evaluate with --obs text)"
+        )
+    return policy
+
+
+def seat_action(
+    policy: Policy, seat: int, agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
+) -> int:
+    """Seat ``seat``'s action: a one-agent policy sees that agent's observation and mask; a
+    batched policy (a trained team) sees the whole team's, as it was trained, and row ``seat``
+    of its answer is taken."""
+    if getattr(policy, "batched", False):
+        observations = np.stack([obs[a] for a in agents])
+        masks = np.stack([infos[a]["action_mask"] for a in agents])
+        return int(np.asarray(policy(observations, masks)).reshape(-1)[seat])
+    agent = agents[seat]
+    return int(policy(obs[agent], infos[agent]["action_mask"]))
+
+
+__all__ = [
+    "LOADER_GROUP",
+    "NAMES",
+    "Policy",
+    "file_loaders",
+    "load_policy",
+    "load_seat_policy",
+    "seat_action",
+]

@@ -253,6 +253,8 @@ class TextRuleTeam:
     parsed by the shared parser (the same path an LLM's reply takes)."""
 
     batched = True
+    needs_text = True
+    """Its observations are the text track's (``alem_pz.policies.load_seat_policy`` checks)."""
 
     def __init__(self, players: int = 3) -> None:
         self.players = players

@@ -2,7 +2,7 @@
 
 The room holds no rules: the world steps through ``AlemParallelEnv`` (the core's step, masks and
 observation), pictures come from ``alem_pz.rendering`` (the pixel observation), the HUD lines
-from ``alem_pz.play.hud_lines`` and AI seats from ``alem_pz.policies.load_policy``, exactly as
+from ``alem_pz.play.hud_lines`` and AI seats from ``alem_pz.policies.load_seat_policy``, exactly as
 ``alem-play`` uses them. What the room adds is who may act for which seat and when the world
 steps:
 
@@ -37,7 +37,7 @@ from alem_pz import rendering
 from alem_pz.keys import action_name
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.play import hud_lines
-from alem_pz.policies import load_policy
+from alem_pz.policies import load_seat_policy, seat_action
 from alem_pz.text.harness import HarnessConfig
 from alem_pz.web.llm import LLM, LLMSeats
 from alem_pz.web.record import RecordWriter, state_digest
@@ -107,7 +107,7 @@ class Room:
         llm_seats = {i for i in config.llm_seats if 0 <= i < self.p and not self.seats[i].human}
         self.uses_llm = [config.ai == LLM or i in llm_seats for i in range(self.p)]
         self.policies = {
-            i: load_policy(config.ai, players=self.p, seed=self.seed + i, comm_channels=nc)
+            i: load_seat_policy(config.ai, players=self.p, seed=self.seed + i, comm_channels=nc)
             for i in range(self.p)
             if config.ai != LLM
         }
@@ -262,7 +262,6 @@ class Room:
         actions, who = [], []
         asked = self._ask_llm()
         for s in self.seats:
-            agent = f"agent_{s.index}"
             if not self.can_act(s.index):
                 actions.append(0)
                 who.append("noop:cannot-act")
@@ -271,7 +270,7 @@ class Room:
                 who.append(self._who_plays(s) or "")
             elif not s.human or s.taken_over:
                 policy = self.policies[s.index]
-                actions.append(int(policy(self.obs[agent], self.infos[agent]["action_mask"])))
+                actions.append(seat_action(policy, s.index, self.env.agents, self.obs, self.infos))
                 who.append(self._who_plays(s) or "")
             elif s.index in self.chosen:
                 actions.append(self.chosen[s.index])

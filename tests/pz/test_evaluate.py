@@ -12,7 +12,7 @@ from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
 from alem_pz import evaluate as cli
 from alem_pz import protocol as ev
 from alem_pz.baselines import GreedyCoordinator, MaskedRandom
-from alem_pz.policies import load_policy
+from alem_pz.policies import load_policy, load_seat_policy, seat_action
 from alem_pz.stats import column_means
 
 from .conftest import SMALL
@@ -106,6 +106,25 @@ def test_load_policy_names():
         load_policy("nonsense")
     with pytest.raises(ValueError, match="at least one difficulty"):
         ev.evaluate(MaskedRandom(0), difficulties=[], static=SMALL)
+
+
+def test_seats_take_one_agent_and_team_policies_and_refuse_text_ones():
+    """alem-play and alem-serve seat one agent per policy: a batched (team) policy sees the
+    whole team and its row for the seat is taken; a text policy is refused by name."""
+    agents = ["agent_0", "agent_1", "agent_2"]
+    obs = {a: np.full(4, i, np.float32) for i, a in enumerate(agents)}
+    infos = {a: {"action_mask": np.ones(5, np.int8)} for a in agents}
+
+    def team(observations, masks):
+        assert observations.shape == (3, 4) and masks.shape == (3, 5)
+        return observations[:, 0].astype(int) + 1  # agent i answers i + 1
+
+    team.batched = True
+    assert [seat_action(team, i, agents, obs, infos) for i in range(3)] == [1, 2, 3]
+    assert seat_action(lambda o, m: int(o[0]) + 2, 1, agents, obs, infos) == 3
+    with pytest.raises(ValueError, match="'text-rule' reads text observations"):
+        load_seat_policy("text-rule")
+    assert isinstance(load_seat_policy("random"), MaskedRandom)
 
 
 def test_greedy_coordinator_plays_legal_actions(make_env):
