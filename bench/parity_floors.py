@@ -25,8 +25,9 @@ drift apart (docs/decisions.md). Arriving by DESCEND gives both sides the same a
 
 Two modes (``--mode``):
 
-* ``play``: N worlds per floor (8N in one vmapped ``lax.scan``; world w starts on floor
-  1 + w mod 8), the random team of ``parity_compare.py`` (all 56 actions, no mask) for T steps.
+* ``play``: N worlds per floor (8N vmapped; world w starts on floor 1 + w mod 8), a team of
+  ``parity_compare.py`` (``--team``: random, all 56 actions, no mask, the default; masked
+  random; or the scripted greedy team) for T steps.
   Per floor: time on the floor, ascents and descents (floor changes in the trace), live mobs
   per class at arrival and on average while the team is on the floor, damage taken by source
   while on the floor (inferred from the traces as in ``parity_tables.step_events``; also per
@@ -180,7 +181,9 @@ def arrive(side: dict, states, target, key):
     kills0 = jax.vmap(side["kills"])(states)
     states = jax.jit(jax.vmap(ready))(states, above)
     descend = jnp.full((n, PLAYERS), DESCEND, jnp.int32)
-    states = jax.jit(jax.vmap(side["step"]))(jax.random.split(key, n), states, descend)[0]
+    out = jax.jit(jax.vmap(side["step"]))(jax.random.split(key, n), states, descend)
+    states = out[0]
+    side["obs"], side["mask"] = out[3], out[4]  # what a policy sees on arrival
     states = jax.vmap(side["with_kills"])(states, above, kills0[jnp.arange(n), above])
     floor = np.asarray(jax.vmap(side["probe"])(states)["floor"])
     if (floor != np.asarray(target)).any():
@@ -188,8 +191,9 @@ def arrive(side: dict, states, target, key):
     return states
 
 
-def run_play(name: str, n: int, steps: int, seed: int) -> dict:
-    """8N worlds, world w on floor 1 + w mod 8 at its up ladders; random team for T steps."""
+def run_play(name: str, n: int, steps: int, seed: int, team: str = "random") -> dict:
+    """8N worlds, world w on floor 1 + w mod 8 at its up ladders; ``parity_compare``'s random,
+    masked-random or greedy team for T steps."""
     import jax
     import jax.numpy as jnp
 
@@ -201,10 +205,11 @@ def run_play(name: str, n: int, steps: int, seed: int) -> dict:
 
     side["states"] = arrive(side, side["states"], target, side["key"](seed + 20_000))
     key = side["key"](seed + 10_000)
-    _, traces, _, done = pc._scan_episode(jax, side, key, steps)
+    _, traces, _, done = pc._play(jax, side, team, key, steps)
     out = {f"trace/{k}": np.asarray(v) for k, v in traces.items()}
     out.update(target=np.asarray(target), done=np.asarray(done))
-    out["meta"] = np.array(json.dumps({"side": name, "mode": "play", "per_floor": n}))
+    meta = {"side": name, "mode": "play", "per_floor": n, "team": team}
+    out["meta"] = np.array(json.dumps(meta))
     return out
 
 
@@ -285,6 +290,7 @@ def main() -> int:
     parser.add_argument("--out", help="output .npz for --peer / --ours")
     parser.add_argument("--worlds", type=int, default=64, help="N worlds per floor")
     parser.add_argument("--steps", type=int, default=200, help="T steps (play)")
+    parser.add_argument("--team", choices=("random", "masked", "greedy"), default="random")
     parser.add_argument("--rounds", type=int, default=4, help="chest rounds (chests)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
@@ -296,7 +302,7 @@ def main() -> int:
         return 0
     name = "peer" if args.peer else "ours"
     if args.mode == "play":
-        result = run_play(name, args.worlds, args.steps, args.seed)
+        result = run_play(name, args.worlds, args.steps, args.seed, args.team)
     else:
         result = run_chests(name, args.worlds, args.rounds, args.seed)
     np.savez_compressed(args.out, **result)

@@ -13,6 +13,8 @@ below), plays a fixed action script and prints what changed::
   handover entries (cell, deadline, initiator) and the wood of each player after each step.
 * ``sapling``: 32 worlds, each player facing its own TREE cell, GRASS cell, or a cow (100
   health) on GRASS, re-set every step, Do for 100 steps: saplings and wood per player per Do.
+* ``blocked``: 32 worlds; a Do on a teammate standing on GRASS (saplings per Do), and a Do on
+  WATER holding a cow (drink per Do), each beside a free-cell control (issue 28).
 * ``arrival``: 8 worlds, player 2 dead, every team brought onto floors 1-8 by DESCEND
   (``parity_floors.arrive``): XP and ENTER achievements of each player.
 """
@@ -26,7 +28,7 @@ import numpy as np
 
 from bench import parity_floors as pf
 
-TREE, GRASS = 5, 2
+TREE, GRASS, WATER, STONE = 5, 2, 3, 4
 DO, NOOP = 5, 0
 SAPLING, WOOD, PICKAXE = 7, 0, 11
 """Our inventory columns (``alem_core.constants.Inv``)."""
@@ -174,6 +176,77 @@ def sapling(name: str, n: int = 32, steps: int = 100) -> None:
         print(f"{name}: Do on {label}, per player (0, 1, 2) per Do: {per_do}")
 
 
+def _drink(name: str, s):
+    return s.player_drink if name == "peer" else s.players.drink
+
+
+def _set_health_drink(name: str, s, drink):
+    """Every player at health 9 (a teammate hit last step is healed) and the given drink."""
+    import jax.numpy as jnp
+
+    health = jnp.full(3, 9.0)
+    if name == "peer":
+        return s.replace(player_health=health, player_drink=drink.astype(s.player_drink.dtype))
+    pl = s.players
+    return s.replace(players=pl.replace(health=health, drink=drink.astype(pl.drink.dtype)))
+
+
+def blocked(name: str, n: int = 32, steps: int = 100) -> None:
+    """Do the block effects under a teammate or a mob happen? Two cases, each player's gains per
+    Do over n worlds x ``steps`` Do (cells, mobs and health re-set before every step):
+
+    * teammate on grass: player 0 faces player 1, who stands on GRASS; player 2 faces free GRASS
+      (the control); players 0 and 2 Do, player 1 NOOP. Saplings per Do.
+    * mob in water: players 0 and 1 face a WATER cell holding a cow (100 health), player 2 free
+      WATER; all Do at drink 0. Drink gained per Do."""
+    import jax
+    import jax.numpy as jnp
+
+    side = pf._side(name, n, steps + 2, 0)
+    step = jax.jit(jax.vmap(side["step"]))
+    up = jnp.full(3, 3, jnp.int32)
+    grass_pos = jnp.array([[20, 10], [19, 10], [20, 14]])
+    water_pos = jnp.array([[20, 10], [20, 14], [20, 18]])
+
+    def teammate(s):
+        s = _mobs_off(name, side["place"](s, jnp.int32(0), grass_pos, up))
+        cells = jnp.array([[20, 10], [19, 10], [20, 14], [19, 14], [18, 10]])
+        blocks = jnp.array([GRASS, GRASS, GRASS, GRASS, STONE])
+        s = _set_cells(name, s, cells, blocks, jnp.zeros(5, jnp.int32))
+        return _set_health_drink(name, s, jnp.full(3, 5))
+
+    def water(s):
+        s = _mobs_off(name, side["place"](s, jnp.int32(0), water_pos, up))
+        s = _set_cells(name, s, water_pos, jnp.full(3, GRASS))
+        s = _set_cells(name, s, water_pos - jnp.array([1, 0]), jnp.full(3, WATER),
+                       jnp.zeros(3, jnp.int32))  # fmt: skip
+        return _cows_on(
+            name, _set_health_drink(name, s, jnp.zeros(3)), water_pos[:2] - jnp.array([1, 0])
+        )
+
+    cases = (
+        (
+            "a teammate on GRASS (player 0; player 2 free GRASS)",
+            teammate,
+            (DO, NOOP, DO),
+            "sapling",
+        ),
+        ("WATER holding a cow (players 0, 1; player 2 free WATER)", water, (DO, DO, DO), "drink"),
+    )
+    for label, setup, acts, what in cases:
+        prep, states, gained = jax.jit(jax.vmap(setup)), side["states"], np.zeros(3)
+        actions = jnp.tile(jnp.array(acts, jnp.int32), (n, 1))
+        read = (lambda s: _inventory(name, s, "sapling")) if what == "sapling" else (
+            lambda s: _drink(name, s))  # fmt: skip
+        for k in jax.random.split(side["key"](11), steps):
+            states = prep(states)
+            before = np.asarray(read(states)).astype(float)
+            states = step(jax.random.split(k, n), states, actions)[0]
+            gained += (np.asarray(read(states)).astype(float) - before).mean(0)
+        per_do = (gained / steps).round(3).tolist()
+        print(f"{name}: Do on {label}: {what} per player (0, 1, 2) per step: {per_do}")
+
+
 def arrival(name: str) -> None:
     import jax.numpy as jnp
 
@@ -202,10 +275,11 @@ def main() -> int:
     side = parser.add_mutually_exclusive_group(required=True)
     side.add_argument("--peer", action="store_true")
     side.add_argument("--ours", action="store_true")
-    parser.add_argument("scenario", choices=("handover", "sapling", "arrival"))
+    parser.add_argument("scenario", choices=("handover", "sapling", "blocked", "arrival"))
     args = parser.parse_args()
     name = "peer" if args.peer else "ours"
-    {"handover": handover, "sapling": sapling, "arrival": arrival}[args.scenario](name)
+    scenarios = {"handover": handover, "sapling": sapling, "blocked": blocked, "arrival": arrival}
+    scenarios[args.scenario](name)
     return 0
 
 
