@@ -84,7 +84,9 @@ class RunLog:
                 continue
             self.writer.add_scalar(tag(name), float(value), step)
         if row.get("seconds"):
-            self.writer.add_scalar("charts/SPS", int(row["env_steps"] / row["seconds"]), step)
+            # A float, not CleanRL's int: a first update that pays for the compile on a busy
+            # machine runs at under one env-step a second, which an int shows as 0.
+            self.writer.add_scalar("charts/SPS", row["env_steps"] / row["seconds"], step)
 
     def close(self) -> None:
         """Flush and close the event file."""

@@ -40,7 +40,9 @@ def test_short_training_run_writes_scalars_that_read_back(tmp_path):
         logged = [v for _, v in scalars[name]]
         assert logged == pytest.approx([float(r[key]) for r in rows], rel=1e-6), name
     assert {"charts/SPS", "losses/policy_loss", "Team/achievement_pct"} <= set(scalars)
-    assert all(v > 0 for _, v in scalars["charts/SPS"])
+    sps = [int(r["env_steps"]) / float(r["seconds"]) for r in rows]
+    assert [v for _, v in scalars["charts/SPS"]] == pytest.approx(sps, rel=1e-5)
+    assert all(v > 0 for v in sps)
     ended = [float(r["episode_return"]) for r in rows if r["episode_return"] != "nan"]
     assert ended  # 12-step episodes in 64 steps per world: some ended
     assert [v for _, v in scalars["charts/episodic_return"]] == pytest.approx(ended, rel=1e-6)
