@@ -136,15 +136,16 @@ def busy_players(state: State, busy: jax.Array, ticks: jax.Array, static: Static
     exactly ``ticks`` (P,) steps (1 <= ticks <= 99).
 
     Asleep, fatigue falls by one a step (no shelter here) and restores one energy each time it
-    passes -10; the agent wakes in the step its energy reaches the maximum
-    (docs/rules/survival.md#sleep-and-rest, ``intrinsics``). So d = ceil(ticks / 11) missing energy
-    and a starting fatigue of r - 11, with r = ticks - 11 (d - 1) in [1, 11] the steps to the first
-    restored point, wake it at the end of step ``ticks``: its actions of steps 0 .. ticks - 1 are
-    not consumed.
+    passes -10; the agent wakes at the start of the step after the one its energy reaches the
+    maximum in (docs/rules/survival.md#sleep-and-rest, ``intrinsics``). So with n = ticks - 1 the
+    steps until energy is full, d = ceil(n / 11) missing energy and a starting fatigue of r - 11,
+    with r = n - 11 (d - 1) in [1, 11] the steps to the first restored point (d = 0: full
+    already), wake it in step ``ticks - 1``: its actions of steps 0 .. ticks - 1 are not consumed.
     """
     players = state.players
-    deficit = (ticks + TICKS_PER_ENERGY - 1) // TICKS_PER_ENERGY
-    first = ticks - TICKS_PER_ENERGY * (deficit - 1)
+    filled = ticks - 1
+    deficit = (filled + TICKS_PER_ENERGY - 1) // TICKS_PER_ENERGY
+    first = filled - TICKS_PER_ENERGY * (deficit - 1)
     energy = capacities(players, static)["energy"] - deficit
     players = players.replace(
         sleeping=players.sleeping | busy,

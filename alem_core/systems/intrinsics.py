@@ -101,9 +101,13 @@ def _regeneration(
 def update_intrinsics(
     state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
 ) -> State:
-    """One step of needs, regeneration, mana and waking, for alive players
-    (docs/rules/survival.md#needs-and-regeneration)."""
-    players = state.players
+    """One step of waking, needs, regeneration and mana, for alive players
+    (docs/rules/survival.md#needs-and-regeneration).
+
+    The order is measured on the published package (docs/decisions.md, "Order within the
+    survival update"): a sleeper whose energy was full at the start of the step wakes first and
+    takes this step's rates awake; health then reads the needs after this step's decay."""
+    players = _wake(state.players, static)
     on_boss = state.world.floor == BOSS_FLOOR
     awake_rate = 1.0 - R.dexterity_decay_step * (players.dexterity - 1)
     near_shelter = adjacent_block(state.world.block, players.pos, Block.EPIC_SHELTER, static)
@@ -112,7 +116,7 @@ def update_intrinsics(
     asleep = players.sleeping
     fatigue = jnp.where(asleep, sleep_fatigue, needs["fatigue_awake"])
     energy = jnp.where(asleep, sleep_energy, needs["energy_awake"])
-    needs_met = (players.food > 0) & (players.drink > 0) & ((players.energy > 0) | asleep)
+    needs_met = (needs["food"] > 0) & (needs["drink"] > 0) & ((energy > 0) | asleep)
     # Health and its counter skip players whose health already dropped to <= 0 this step.
     recover, health = _regeneration(players, needs_met, near_shelter, on_boss)
     still_up = players.health > 0
@@ -140,22 +144,25 @@ def update_intrinsics(
         updated,
         players,
     )
-    players = _wake_and_stop_resting(players, static)
-    return dataclasses.replace(state, players=players)
+    return dataclasses.replace(state, players=_stop_resting(players, static))
 
 
-def _wake_and_stop_resting(players: Players, static: StaticParams) -> Players:
-    """Sleepers wake at full energy (WAKE_UP); rest ends at full health or when starving."""
+def _wake(players: Players, static: StaticParams) -> Players:
+    """Sleepers that start the step at full energy wake (WAKE_UP). Their action this step was
+    already NOOP (they were asleep when actions were read); they act again next step."""
     caps = capacities(players, static)
     woke = players.sleeping & (players.energy >= caps["energy"])
-    rest_over = (players.health >= caps["health"]) | (players.food <= 0) | (players.drink <= 0)
     achievements = players.achievements.at[:, Achievement.WAKE_UP].max(woke)
     return dataclasses.replace(
-        players,
-        sleeping=players.sleeping & ~woke,
-        resting=players.resting & ~rest_over,
-        achievements=achievements,
+        players, sleeping=players.sleeping & ~woke, achievements=achievements
     )
+
+
+def _stop_resting(players: Players, static: StaticParams) -> Players:
+    """Rest ends at full health or when food or drink has run out."""
+    caps = capacities(players, static)
+    rest_over = (players.health >= caps["health"]) | (players.food <= 0) | (players.drink <= 0)
+    return dataclasses.replace(players, resting=players.resting & ~rest_over)
 
 
 def clamp_intrinsics(

@@ -327,7 +327,6 @@ def test_t2_reset_puts_some_agents_to_sleep():
         asleep.append(sleeping)
         energy = np.asarray(state.players.energy)
         assert (energy[~sleeping] == 9).all() and (energy[sleeping] >= 9 - 2).all()
-        assert (energy[sleeping] < 9).all()  # so the core's wake rule has work to do
         assert (np.asarray(state.world.block) == Block.STONE).sum() == 1
     asleep = np.array(asleep)
     assert 0 < asleep.mean() < 1  # busy_prob 0.5: some asleep, some awake

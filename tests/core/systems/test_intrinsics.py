@@ -54,8 +54,24 @@ def test_sleep_starts_below_max_energy_and_wakes_with_achievement(small, params)
     np.testing.assert_array_equal(state.players.sleeping, [True, False, False])
     for _ in range(11):
         state = update_intrinsics(state, None, None, params, small)
+    # Energy is full after 11 steps; the sleeper wakes at the start of the next update, as in
+    # the published package (docs/decisions.md, "Order within the survival update").
+    assert int(state.players.energy[0]) == 9 and bool(state.players.sleeping[0])
+    state = update_intrinsics(state, None, None, params, small)
     assert not bool(state.players.sleeping[0])
     assert bool(state.players.achievements[0, Achievement.WAKE_UP])
+
+
+def test_health_reads_the_needs_after_this_steps_decay(small, params):
+    # Drink runs out on this very step: the recovery counter already falls (measured order).
+    state = hand_built_state([], small, params)
+    state = _players(
+        state, drink=jnp.array([1, 1, 9]), thirst=jnp.array([20.0, 0.0, 0.0]),
+        recover=jnp.array([5.0, 5.0, 5.0]),
+    )  # fmt: skip
+    state = update_intrinsics(state, None, None, params, small)
+    np.testing.assert_array_equal(state.players.drink, [0, 1, 9])
+    np.testing.assert_array_equal(state.players.recover, [4.0, 6.0, 6.0])
 
 
 def test_shelter_speeds_sleep_recovery(small, params):
