@@ -8,8 +8,10 @@ plants.age. A mined block's task ends with the block (``tables.TASK_BLOCK``).
 
 A Do aimed at a cell holding a mob is an attack (``attack.py``) and one aimed at a teammate is
 left to the teamwork rules, so neither touches the block underneath, with one exception: a Do
-on a mob standing on grass also rolls for a sapling (docs/rules/interactions.md#the-do-action's
-grass row; measured on the published package, docs/decisions.md "Saplings under mobs"). Several
+on a mob or a teammate standing on grass also rolls for a sapling, and one on water holding a
+mob also drinks (docs/rules/interactions.md#the-do-action's grass and water rows; measured on the
+published package, docs/decisions.md "Saplings under mobs" and "Block effects under a teammate
+or a mob"). Several
 players mining one block in one step each receive the yield; the block is removed once.
 """
 
@@ -50,12 +52,13 @@ def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[s
 
     mob = mob_at(state.mobs, state.world.floor, target)
     acts = (actions == Action.DO) & state.players.alive & in_bounds(target, static)
-    acts &= ~player_at(state.players, target)
+    teammate = player_at(state.players, target)
     return {
         "cell": target,
         "block": cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS),
-        "on": acts & ~mob,
-        "under_mob": acts & mob,
+        "on": acts & ~teammate & ~mob,
+        "under_mob": acts & ~teammate & mob,
+        "under_teammate": acts & teammate,
     }
 
 
@@ -90,14 +93,16 @@ def interact_blocks(
         gained = gained * jnp.where(jnp.asarray(MINE_MULTIPLIES)[block], multiplier, 1)
     column = jnp.maximum(jnp.asarray(MINE_ITEM)[block], 0)
     inventory = players.inventory.at[jnp.arange(static.player_count), column].add(gained)
-    # A Do on a mob standing on grass also rolls for a sapling (measured, docs/decisions.md);
-    # every other block effect needs the cell free.
-    under_mob = facts["under_mob"] if allowed is None else facts["under_mob"] & allowed
-    sapling = (on | under_mob) & (block == Block.GRASS)
+    # A Do on a mob or a teammate standing on grass still rolls for a sapling, and one on water
+    # holding a mob still drinks (measured, docs/decisions.md); mining and eating need the
+    # cell free.
+    occupied = facts["under_mob"] | facts["under_teammate"]
+    occupied = occupied if allowed is None else occupied & allowed
+    sapling = (on | occupied) & (block == Block.GRASS)
     sapling &= passes_gate_with(JOB_ROLE["sapling"], forager_u, params, static)
     sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
     inventory = inventory.at[:, Inv.SAPLING].add(sapling)
-    drinks = on & ((block == Block.WATER) | (block == Block.FOUNTAIN))
+    drinks = (on | occupied) & ((block == Block.WATER) | (block == Block.FOUNTAIN))
     drinks &= passes_gate_with(JOB_ROLE["drink"], forager_u, params, static)
     eats = on & (block == Block.RIPE_PLANT)
     achievements = players.achievements.at[:, Achievement.COLLECT_DRINK].max(drinks)

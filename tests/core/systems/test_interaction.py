@@ -153,6 +153,36 @@ def test_do_on_a_mob_on_grass_rolls_for_a_sapling_like_free_grass(small, params)
     assert under[:, 1].sum() > 0  # the forager facing the cow got saplings on some keys
 
 
+def test_do_on_a_teammate_on_grass_rolls_for_a_sapling_like_free_grass(small, params):
+    # Measured on the published package (docs/decisions.md): the grass under a teammate rolls.
+    up = [Facing.UP, Facing.UP, Facing.UP]
+    free = hand_built_state(["......"], small, params, [(1, 1), (1, 3), (5, 5)], up)
+    under = hand_built_state(["......"], small, params, [(1, 1), (1, 3), (0, 3)], up)
+
+    def saplings(state, key):
+        after = interact_blocks(state, DO_ALL, PASS, key, params, small)
+        return after.players.inventory[:, Inv.SAPLING]
+
+    roll = jax.jit(jax.vmap(saplings, in_axes=(None, 0)))
+    keys = jax.random.split(KEY, 64)
+    got_free, got_under = np.asarray(roll(free, keys)), np.asarray(roll(under, keys))
+    np.testing.assert_array_equal(got_under[:, :2], got_free[:, :2])
+    assert got_under[:, 1].sum() > 0  # the forager facing its teammate got saplings
+
+
+def test_do_on_water_holding_a_mob_still_drinks(small, params):
+    # Measured on the published package (docs/decisions.md): the cow in the water is attacked
+    # and the forager drinks as from free water.
+    start = _state(small, params)
+    start = dataclasses.replace(
+        start, players=dataclasses.replace(start.players, drink=jnp.array([5, 5, 5]))
+    )
+    under = _with_mob(start, "passive", (1, 4), health=9.0)
+    free = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
+    after = interact_blocks(under, DO_ALL, PASS, KEY, params, small)
+    assert int(after.players.drink[1]) == int(free.players.drink[1]) == 9
+
+
 def test_killing_zombie_credits_attackers_and_floor(small, params):
     start = _with_mob(_state(small, params), "melee", (1, 2), health=2.0)
     after = attack_mobs(start, DO_ALL, PASS, params, small)
