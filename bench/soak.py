@@ -12,33 +12,35 @@
   counters at the end.
 * ``llm``: ``alem_pz.text.harness.evaluate_llm`` against ``LocalServer`` injecting 429s,
   500s, slow, truncated and garbled replies, for at least ``--requests`` chat requests in one
-  evaluation; RSS every 10 s; every episode must finish and be in the summary.
+  evaluation; RSS every 10 s; every episode must finish and be in the summary. The server runs
+  in a child process, so ``rss_mb`` is the harness's own (the server's is ``server_rss_mb``).
 * ``envs``: ``--count`` PettingZoo envs of four shapes made, reset, stepped and closed in one
   process; RSS every 20 envs.
 The verdict line compares RSS after the first fifth of a part (the first 5 minutes of
-``vec``) with its end: the goal is growth under 2 %.
+``vec``, the first fifth of the requests of ``llm``) with its end: the goal is growth under 2 %.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 
-def rss_mb() -> tuple[float, float]:
-    """(RSS now, peak RSS) of this process in MB."""
-    with open("/proc/self/status") as f:
-        now = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-    return now / 1024, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def rss_mb(pid: int | None = None) -> tuple[float, float]:
+    """(RSS now, peak RSS) in MB of this process, or of process ``pid``."""
+    with open(f"/proc/{pid or 'self'}/status") as f:
+        fields = {line.split(":")[0]: int(line.split()[1]) for line in f if "kB" in line}
+    return fields["VmRSS"] / 1024, fields["VmHWM"] / 1024
 
 
 def legal_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -82,29 +84,56 @@ def soak_vec(minutes: float, worlds: int) -> dict:
             "episodes_counted_by_runner": counted, "ended_without_score": unscored}  # fmt: skip
 
 
+@contextlib.contextmanager
+def server_process(faults: dict[str, float], slow_seconds: float) -> Iterator[tuple[str, int]]:
+    """``LocalServer`` in a child process (``python -m alem_pz.text.local_server``), so the
+    soak's RSS is the harness's alone; yields (base URL, pid). Closing its standard input
+    stops it."""
+    cmd = [sys.executable, "-m", "alem_pz.text.local_server", "--faults", json.dumps(faults),
+           "--slow-seconds", str(slow_seconds)]  # fmt: skip
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=root
+    )
+    try:
+        url = child.stdout.readline().strip()
+        if not url.startswith("http"):
+            raise RuntimeError(f"the server process did not start (exit {child.wait()})")
+        yield url, child.pid
+    finally:
+        child.stdin.close()
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
 def soak_llm(requests: int) -> dict:
     import threading
 
     from alem_pz.text.client import ClientConfig
     from alem_pz.text.harness import HarnessConfig, evaluate_llm
-    from alem_pz.text.local_server import LocalServer
+    from alem_pz.text.local_server import fetch_stats
 
     faults = {"429": 0.03, "500": 0.03, "slow": 0.01, "truncate": 0.02, "garble": 0.02}
     steps, players = 50, 3
     episodes = -(-requests // (steps * players))
     samples, done = [], threading.Event()
-    with tempfile.TemporaryDirectory() as out, LocalServer(faults, slow_seconds=2.0) as server:
+    with tempfile.TemporaryDirectory() as out, server_process(faults, 2.0) as (url, pid):
 
         def sample() -> None:  # RSS every 10 s while the one long evaluation runs
             while not done.wait(10.0):
                 now, peak = rss_mb()
-                samples.append({"seconds": len(samples) * 10 + 10, "rss_mb": now,
-                                "peak_mb": peak, "requests": server.stats["requests"]})  # fmt: skip
+                samples.append({"seconds": len(samples) * 10 + 10, "rss_mb": now, "peak_mb": peak,
+                                "requests": fetch_stats(url).get("requests", 0),
+                                "server_rss_mb": rss_mb(pid)[0],
+                                "load_1min": os.getloadavg()[0]})  # fmt: skip
                 print(json.dumps(samples[-1]), flush=True)
 
         sampler = threading.Thread(target=sample)
         sampler.start()
-        client = ClientConfig(model="rule", base_url=server.url, timeout=1.0, retry_delay=0.01)
+        client = ClientConfig(model="rule", base_url=url, timeout=1.0, retry_delay=0.01)
         try:
             summary = evaluate_llm(
                 HarnessConfig(clients=[client], workers=2), out, episodes=episodes,
@@ -114,9 +143,9 @@ def soak_llm(requests: int) -> dict:
             done.set()
             sampler.join()
         finished = len(summary["results"]["easy"]["per_episode"])
-        stats = dict(server.stats)
+        stats, server_rss = fetch_stats(url), rss_mb(pid)[0]
     return {"samples": samples, "episodes": episodes, "episodes_in_summary": finished,
-            "server": stats}  # fmt: skip
+            "server": stats, "server_rss_mb": server_rss}  # fmt: skip
 
 
 def soak_envs(count: int) -> dict:
@@ -146,9 +175,17 @@ def soak_envs(count: int) -> dict:
     return {"samples": samples, "count": count}
 
 
-def growth(samples: list[dict]) -> float:
-    """RSS growth from the end of the first fifth of the samples to the last, in percent."""
+GROWTH_BY = {"llm": "requests"}
+"""The count whose first fifth a part's growth starts from (the others: the samples)."""
+
+
+def growth(samples: list[dict], by: str | None = None) -> float:
+    """RSS growth from the end of the first fifth of the samples to the last, in percent. With
+    ``by`` the fifth is of that count (``llm``: requests), from the first sample reaching a fifth
+    of its last value: start-up (JAX compiling) takes a varying share of the time."""
     first = samples[max(0, len(samples) // 5 - 1)]["rss_mb"]
+    if by is not None:
+        first = next(s for s in samples if s[by] >= samples[-1][by] / 5)["rss_mb"]
     return 100.0 * (samples[-1]["rss_mb"] - first) / first
 
 
@@ -180,7 +217,7 @@ def main() -> None:
         results = run[args.part]()
         results["seconds"] = time.monotonic() - started
         results["load_after"] = os.getloadavg()
-        results["rss_growth_pct"] = growth(results["samples"])
+        results["rss_growth_pct"] = growth(results["samples"], GROWTH_BY.get(args.part))
         print(f"{args.part}: RSS growth after the first fifth {results['rss_growth_pct']:+.2f} %")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

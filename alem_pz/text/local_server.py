@@ -9,16 +9,26 @@ first attempt only (a retry gets the true reply), content faults replace the rep
 
     with LocalServer(faults={"429": 0.1}) as server:
         client = ClientConfig(model="rule", base_url=server.url)
+
+The same server in a process of its own, so that a measurement of the client process (the soak's
+RSS) leaves the server out: ``python -m alem_pz.text.local_server --faults '{"429": 0.1}'``
+prints its base URL on the first line and serves until its standard input closes; ``GET
+<url>/stats`` (``fetch_stats``) answers the request count per fault kind.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import hashlib
 import json
 import re
+import sys
 import threading
 import time
+import urllib.request
 from collections import Counter
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from alem_pz.text.rule_agent import reply
@@ -69,6 +79,9 @@ class LocalServer:
             def do_POST(self) -> None:
                 owner._handle(self)
 
+            def do_GET(self) -> None:
+                owner._get(self)
+
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -92,6 +105,14 @@ class LocalServer:
                 transport = name in ("429", "500", "400", "slow")
                 return name if attempt == 1 or not transport else None
         return None
+
+    def _get(self, handler: BaseHTTPRequestHandler) -> None:
+        """``/stats``: the counts, for a client that cannot read ``stats`` (another process)."""
+        if handler.path.rstrip("/").endswith("/stats"):
+            with self._lock:
+                stats = dict(self.stats)
+            return _send(handler, 200, stats)
+        _send(handler, 404, {"error": {"message": f"no {handler.path}"}})
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         body = handler.rfile.read(int(handler.headers.get("Content-Length", 0)))
@@ -158,3 +179,27 @@ def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict) -> None:
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+def fetch_stats(url: str, timeout: float = 10.0) -> dict[str, int]:
+    """The request count per fault kind of the server at base URL ``url`` (``stats``)."""
+    with urllib.request.urlopen(f"{url}/stats", timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve in this process until standard input closes (a parent that exits or closes the
+    pipe stops its server, so none outlives the run that started it)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--faults", default="{}", help="fault: probability, JSON")
+    parser.add_argument("--slow-seconds", type=float, default=1.0)
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    with LocalServer(json.loads(args.faults), args.slow_seconds, args.delay) as server:
+        print(server.url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
