@@ -99,6 +99,11 @@ class ChatClient:
             api_key=key, base_url=config.base_url, timeout=config.timeout, max_retries=0
         )
 
+    def close(self) -> None:
+        """Close the connection pool now. The ``openai`` client sits in a reference cycle once
+        it has sent a request, so without this its sockets wait for a full garbage collection."""
+        self._client.close()
+
     def _request(self, messages: list[dict[str, str]]):
         c = self.config
         kwargs: dict[str, Any] = dict(model=c.model, messages=messages, temperature=c.temperature)

@@ -20,6 +20,7 @@ missing ones; a half-written trace of an interrupted episode is replaced.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -56,6 +57,14 @@ class HarnessConfig:
     def client_for(self, agent: int) -> ClientConfig:
         """Entry ``agent`` of the client list; a single entry drives every agent."""
         return self.clients[agent] if len(self.clients) > 1 else self.clients[0]
+
+    def make_clients(self, players: int) -> list[ChatClient]:
+        """One ``ChatClient`` per agent, for a whole evaluation rather than per episode: each
+        holds an ``openai`` client with its own TLS context (about 0.8 MB, mostly outside the
+        Python heap) in a reference cycle, which only a full garbage collection frees, and a process
+        holding JAX's many objects runs few; new clients every episode grew RSS by about
+        2 MB an episode. ``ChatClient`` is thread-safe, so concurrent episodes share them."""
+        return [ChatClient(self.client_for(i)) for i in range(players)]
 
     def public(self) -> dict[str, Any]:
         """JSON-ready settings (no key: client configs hold variable names only)."""
@@ -152,8 +161,11 @@ def run_llm_episode(
     static: alem_core.StaticParams | None = None,
     players: int = 3,
     progress: _Progress | None = None,
+    clients: list[ChatClient] | None = None,
 ) -> dict[str, Any]:
-    """Play episode ``index`` (world seed 9999 + index) and write its trace and record."""
+    """Play episode ``index`` (world seed 9999 + index) and write its trace and record.
+    ``clients``: one per agent, shared across episodes (``HarnessConfig.make_clients``);
+    without them the episode makes its own and closes them."""
     record_path, trace_path = _episode_paths(out, difficulty, index)
     record_path.parent.mkdir(parents=True, exist_ok=True)
     env = protocol.make_env(difficulty, max_steps, static, players, obs_type="text")
@@ -161,7 +173,8 @@ def run_llm_episode(
     seed = protocol.BASE_SEED + index
     env.reset(seed=seed)
     fingerprint = world_fingerprint(env.core_state)
-    clients = [ChatClient(config.client_for(i)) for i in range(env.static.player_count)]
+    own = clients is None
+    clients = config.make_clients(players) if own else clients
     team = LLMTeam(
         clients, env.params, env.static, config.history, config.prompt_mode, config.feedback,
         config.parse_retries,
@@ -178,6 +191,8 @@ def run_llm_episode(
     finally:
         team.close()
         env.close()
+        for client in clients if own else ():
+            client.close()
     partial.replace(trace_path)
     write_viewer(trace_path)
     record_path.write_text(json.dumps(record, indent=1))
@@ -207,6 +222,39 @@ def harness_totals(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _play_difficulty(
+    config: HarnessConfig,
+    difficulty: str,
+    episodes: int,
+    max_steps: int,
+    out: Path,
+    static: alem_core.StaticParams | None,
+    players: int,
+    bar: _Progress,
+    clients: list[ChatClient],
+) -> list[dict[str, Any]]:
+    """The records of episodes 0..episodes-1 of one difficulty: finished ones loaded, the
+    missing ones played in worker threads."""
+    records: dict[int, dict[str, Any]] = {}
+    todo = []
+    for i in range(episodes):
+        path = _episode_paths(out, difficulty, i)[0]
+        if path.exists():
+            records[i] = json.loads(path.read_text())
+            bar.bar.update(max_steps)
+        else:
+            todo.append(i)
+    play = functools.partial(
+        run_llm_episode, config, difficulty, max_steps=max_steps, out=out, static=static,
+        players=players, progress=bar, clients=clients,
+    )  # fmt: skip
+    with ThreadPoolExecutor(max_workers=max(1, config.workers)) as pool:
+        futures = {i: pool.submit(play, i) for i in todo}
+        for i, future in futures.items():
+            records[i] = future.result()
+    return [records[i] for i in range(episodes)]
+
+
 def evaluate_llm(
     config: HarnessConfig,
     out: str | Path,
@@ -232,30 +280,19 @@ def evaluate_llm(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(json.dumps(config.public(), indent=1))
+    clients = config.make_clients(players)
     bar = _Progress(episodes * max_steps * len(difficulties), progress)
     results, totals = {}, {}
-    for difficulty in difficulties:
-        records: dict[int, dict[str, Any]] = {}
-        todo = []
-        for i in range(episodes):
-            path = _episode_paths(out, difficulty, i)[0]
-            if path.exists():
-                records[i] = json.loads(path.read_text())
-                bar.bar.update(max_steps)
-            else:
-                todo.append(i)
-        with ThreadPoolExecutor(max_workers=max(1, config.workers)) as pool:
-            futures = {
-                i: pool.submit(
-                    run_llm_episode, config, difficulty, i, max_steps, out, static, players, bar
-                )
-                for i in todo
-            }
-            for i, future in futures.items():
-                records[i] = future.result()
-        played = [records[i] for i in range(episodes)]
-        results[difficulty] = protocol.summarise(played, resamples)
-        totals[difficulty] = harness_totals(played)
+    try:
+        for difficulty in difficulties:
+            played = _play_difficulty(
+                config, difficulty, episodes, max_steps, out, static, players, bar, clients
+            )
+            results[difficulty] = protocol.summarise(played, resamples)
+            totals[difficulty] = harness_totals(played)
+    finally:
+        for client in clients:
+            client.close()
     bar.bar.close()
     shapes = static or alem_core.StaticParams(player_count=players)
     summary = {

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from alem_pz import evaluate, protocol
-from alem_pz.text.client import ClientConfig
+from alem_pz.text import harness
+from alem_pz.text.client import ChatClient, ClientConfig
 from alem_pz.text.harness import HarnessConfig, evaluate_llm, load_config, world_fingerprint
 from alem_pz.text.local_server import LocalServer
 
@@ -118,6 +119,24 @@ def test_api_key_is_sent_but_never_written(tmp_path, monkeypatch):
     monkeypatch.delenv("ALEM_TEST_KEY")
     with pytest.raises(ValueError, match="ALEM_TEST_KEY"):
         _run(tmp_path, "nokey", api_key_env="ALEM_TEST_KEY")
+
+
+def test_clients_are_made_once_per_evaluation_and_closed(tmp_path, monkeypatch):
+    # New openai clients every episode held ~0.8 MB each until a rare full GC (soak, issue 26).
+    made = []
+
+    class Counted(ChatClient):
+        def __init__(self, config: ClientConfig) -> None:
+            super().__init__(config)
+            made.append(self)
+
+    monkeypatch.setattr(harness, "ChatClient", Counted)
+    with LocalServer() as server:
+        evaluate_llm(_config(server), tmp_path / "shared", episodes=3, max_steps=2,
+                     difficulties=["easy"], static=SMALL, resamples=10, progress=False)  # fmt: skip
+        assert server.stats["requests"] == 3 * 2 * 3
+    assert len(made) == 3  # one per agent, not one per agent and episode
+    assert all(client._client.is_closed() for client in made)
 
 
 def test_text_track_starts_from_the_symbolic_worlds(clean):
