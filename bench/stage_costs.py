@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python -m bench.stage_costs [--worlds 64] [--steps 50]
+    python -m bench.stage_costs --compile          # where the cold start's compile goes
 
 N worlds of the default map (nine floors, P = 3, "medium") are played 30 masked random steps
 so mobs, items and handovers exist; then each stage of ``pipeline.PIPELINE``, and the
@@ -14,11 +15,18 @@ The observation is reduced here, never written out, and "whole step" keeps only 
 XLA skips most of the observation's cost: writing it out costs 2-3x more (about 0.65 ms at
 N = 64 since 2026-12-01). For where the time goes inside the real jitted step, profile it:
 ``alem_core.step`` and ``alem_core.batch.step`` name their parts with ``jax.named_scope``.
+
+``--compile`` answers the cold start's question instead: each part, and the whole step, is
+lowered and compiled alone for one world (nothing run, no persistent cache), and the table gives
+seconds to lower (trace and MLIR), seconds of XLA compile and the kernels XLA emitted (fusions and
+other ops that become a compiled function each), largest first. XLA:CPU's compile time follows the
+kernel count (each kernel is an LLVM module of its own), so this is the list to shorten.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import time
 
 import jax
@@ -26,6 +34,7 @@ import jax
 import alem_core
 from alem_core.api import step
 from alem_core.observation.masking import action_mask
+from alem_core.observation.vector import observation
 from alem_core.pipeline import PIPELINE
 from alem_core.systems.lifecycle import end_step
 from alem_core.testing.rollout import random_legal_actions, random_rollout
@@ -55,7 +64,7 @@ def parts(params, static) -> dict:
 
     table = {stage.name: stage_fn(stage) for stage in PIPELINE}
 
-    def observation(s, a, k):
+    def observe_only(s, a, k):
         obs = jax.vmap(lambda st: observation(st, params, static))(s)
         return s.replace(timestep=s.timestep + (obs.sum(axis=(1, 2)) > 0))
 
@@ -71,16 +80,63 @@ def parts(params, static) -> dict:
         keys = jax.random.split(k, a.shape[0])
         return jax.vmap(lambda kk, st, aa: step(kk, st, aa, params, static)[1])(keys, s, a)
 
-    table |= {"observation": observation, "action_mask": mask, "end_step": bookkeeping}
+    table |= {"observation": observe_only, "action_mask": mask, "end_step": bookkeeping}
     return table, whole
+
+
+KERNEL = re.compile(r"^\s*(?:ROOT )?%\S+ = .*? (?:fusion|custom-call|sort|scatter|gather)\(", re.M)
+"""A line of optimised HLO that XLA:CPU compiles into a kernel of its own."""
+
+
+def one_world_shapes(params, static):
+    """Abstract (states, actions) of a batch of one world: what ``parts`` take."""
+    state = jax.eval_shape(lambda k: alem_core.reset(k, params, static)[1], jax.random.key(0))
+    one = jax.tree.map(lambda s: jax.ShapeDtypeStruct((1, *s.shape), s.dtype), state)
+    return one, jax.ShapeDtypeStruct((1, static.player_count), jax.numpy.int32)
+
+
+def compile_costs(params, static, names=None) -> dict[str, tuple[float, float, int]]:
+    """name -> (seconds to lower, seconds to compile, kernels) of every part (or those in
+    ``names``) and the whole step for one world, each compiled alone from abstract shapes."""
+    key = jax.random.key(0)
+    one, actions = one_world_shapes(params, static)
+    table, whole = parts(params, static)
+    rows = {}
+    for name, fn in {"whole step": whole, **table}.items():
+        if names is not None and name not in names:
+            continue
+        start = time.perf_counter()
+        lowered = jax.jit(fn).lower(one, actions, key)
+        lowered_at = time.perf_counter()
+        compiled = lowered.compile()
+        done = time.perf_counter()
+        kernels = len(KERNEL.findall(compiled.as_text()))
+        rows[name] = (lowered_at - start, done - lowered_at, kernels)
+    return rows
+
+
+def print_compile_costs(rows: dict[str, tuple[float, float, int]]) -> None:
+    """The whole step first, then the parts by compile time."""
+    whole, parts_only = rows["whole step"], {k: v for k, v in rows.items() if k != "whole step"}
+    ordered = [("whole step", whole), *sorted(parts_only.items(), key=lambda kv: -kv[1][1])]
+    for name, (lower, seconds, kernels) in ordered:
+        print(f"{name:<16} lower {lower:5.2f} s  compile {seconds:6.2f} s  {kernels:5d} kernels")
+    total = sum(r[1] for r in parts_only.values())
+    kernels = sum(r[2] for r in parts_only.values())
+    print(f"sum of parts: compile {total:.2f} s, {kernels} kernels (alone, each part pays the "
+          f"per-program overhead); jax {jax.__version__}")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--worlds", type=int, default=64)
     parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--compile", action="store_true", help="compile costs, not run times")
     args = parser.parse_args()
     static, params = alem_core.StaticParams(), alem_core.make_params("medium").as_arrays()
+    if args.compile:
+        print_compile_costs(compile_costs(params, static))
+        return
     keys = jax.random.split(jax.random.key(3), args.worlds)
     _, states = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)))(keys)
     play = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, params, static, 30)[0]))

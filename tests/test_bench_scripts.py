@@ -47,3 +47,21 @@ def test_gpu_script_runs_on_the_cpu_with_a_tiny_world(tmp_path):
     assert row["scan"]["env_steps_per_s"] > 0 and row["bare"]["env_steps_per_s"] > 0
     assert row["scan"]["steps"] == training_regime.ROLLOUT  # whole rollouts, at least one
     assert "N=2 | bare" in done.stdout
+
+
+def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
+    """Every part ``stage_costs`` times or compiles traces on the small world (a renamed core
+    function once broke the observation part unseen), and the compile table counts kernels."""
+    import alem_core
+    from bench import stage_costs
+
+    static = alem_core.StaticParams(**training_regime.SMALL)
+    params = alem_core.make_params("medium").as_arrays()
+    states, actions = stage_costs.one_world_shapes(params, static)
+    table, whole = stage_costs.parts(params, static)
+    for name, fn in {"whole step": whole, **table}.items():
+        out = jax.eval_shape(fn, states, actions, jax.random.key(0))
+        assert jax.tree.structure(out) == jax.tree.structure(states), name
+    rows = stage_costs.compile_costs(params, static, names={"whole step", "books"})
+    assert set(rows) == {"whole step", "books"}
+    assert rows["whole step"][2] > rows["books"][2] > 0
