@@ -28,7 +28,7 @@ from alem_pz import rendering
 from alem_pz.compiled import compiled_core
 from alem_pz.keys import action_name, describe, key_table
 from alem_pz.parallel import AlemParallelEnv
-from alem_pz.policies import load_seat_policy, seat_action
+from alem_pz.policies import load_seat_policy, seat_actions
 from alem_pz.recording import save_frames
 
 ACCENTS = ((64, 216, 242), (90, 230, 90), (255, 184, 51), (178, 115, 242), (255, 115, 178))
@@ -143,12 +143,9 @@ class Game:
 
     def step_world(self) -> None:
         """Fill in AI and NOOP seats, step once, update notices, end the episode if over."""
-        actions = {}
-        for i, agent in enumerate(self.env.agents):
-            if i in self.ai and self.can_act(i):
-                actions[agent] = seat_action(self.ai[i], i, self.env.agents, self.obs, self.infos)
-            else:
-                actions[agent] = self.chosen.get(i, 0)
+        ai = {i: policy for i, policy in self.ai.items() if self.can_act(i)}
+        moves = seat_actions(ai, self.env.agents, self.obs, self.infos)
+        actions = {a: moves.get(i, self.chosen.get(i, 0)) for i, a in enumerate(self.env.agents)}
         self.obs, rewards, _, _, self.infos = self.env.step(actions)
         self.steps += 1
         self.returns += [rewards.get(f"agent_{i}", 0.0) for i in range(self.p)]

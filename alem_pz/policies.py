@@ -73,7 +73,7 @@ def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int =
 
 def load_seat_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0) -> Policy:
     """``load_policy`` for one seat of a game played on symbolic observations (``alem-play``,
-    ``alem-serve``); call it with ``seat_action``.
+    ``alem-serve``); call it with ``seat_actions``.
 
     Raises:
         ValueError: naming ``spec`` when the policy reads text observations (``text-rule``),
@@ -89,18 +89,33 @@ def load_seat_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: 
     return policy
 
 
+def seat_actions(
+    policies: Mapping[int, Policy], agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
+) -> dict[int, int]:
+    """Every listed seat's action ({seat: policy} -> {seat: action}): a one-agent policy sees
+    its agent's observation and mask; a batched policy (a trained team) sees the whole team's,
+    as it was trained, once per step however many seats it plays, and its row for each seat is
+    taken."""
+    actions: dict[int, int] = {}
+    team_rows: dict[int, np.ndarray] = {}  # id(policy) -> its (P,) answer this step
+    for seat, policy in policies.items():
+        if getattr(policy, "batched", False):
+            if id(policy) not in team_rows:
+                observations = np.stack([obs[a] for a in agents])
+                masks = np.stack([infos[a]["action_mask"] for a in agents])
+                team_rows[id(policy)] = np.asarray(policy(observations, masks)).reshape(-1)
+            actions[seat] = int(team_rows[id(policy)][seat])
+        else:
+            agent = agents[seat]
+            actions[seat] = int(policy(obs[agent], infos[agent]["action_mask"]))
+    return actions
+
+
 def seat_action(
     policy: Policy, seat: int, agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
 ) -> int:
-    """Seat ``seat``'s action: a one-agent policy sees that agent's observation and mask; a
-    batched policy (a trained team) sees the whole team's, as it was trained, and row ``seat``
-    of its answer is taken."""
-    if getattr(policy, "batched", False):
-        observations = np.stack([obs[a] for a in agents])
-        masks = np.stack([infos[a]["action_mask"] for a in agents])
-        return int(np.asarray(policy(observations, masks)).reshape(-1)[seat])
-    agent = agents[seat]
-    return int(policy(obs[agent], infos[agent]["action_mask"]))
+    """Seat ``seat``'s action alone (``seat_actions`` for one seat)."""
+    return seat_actions({seat: policy}, agents, obs, infos)[seat]
 
 
 __all__ = [
@@ -111,4 +126,5 @@ __all__ = [
     "load_policy",
     "load_seat_policy",
     "seat_action",
+    "seat_actions",
 ]

@@ -37,7 +37,7 @@ from alem_pz import rendering
 from alem_pz.keys import action_name
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.play import hud_lines
-from alem_pz.policies import load_seat_policy, seat_action
+from alem_pz.policies import load_seat_policy, seat_actions
 from alem_pz.text.harness import HarnessConfig
 from alem_pz.web.llm import LLM, LLMSeats
 from alem_pz.web.record import RecordWriter, state_digest
@@ -261,16 +261,18 @@ class Room:
         """Every seat's action this step and who chose it."""
         actions, who = [], []
         asked = self._ask_llm()
+        ai = {
+            s.index: self.policies[s.index]
+            for s in self.seats
+            if self.can_act(s.index) and s.index not in asked and (not s.human or s.taken_over)
+        }
+        moves = seat_actions(ai, self.env.agents, self.obs, self.infos)
         for s in self.seats:
             if not self.can_act(s.index):
                 actions.append(0)
                 who.append("noop:cannot-act")
-            elif s.index in asked:
-                actions.append(asked[s.index])
-                who.append(self._who_plays(s) or "")
-            elif not s.human or s.taken_over:
-                policy = self.policies[s.index]
-                actions.append(seat_action(policy, s.index, self.env.agents, self.obs, self.infos))
+            elif s.index in asked or s.index in moves:
+                actions.append(asked[s.index] if s.index in asked else moves[s.index])
                 who.append(self._who_plays(s) or "")
             elif s.index in self.chosen:
                 actions.append(self.chosen[s.index])
