@@ -4,15 +4,17 @@
 
 For each N (48 x 48, 9-floor state, 3 agents, "medium", the default ``max_steps``), from a fresh
 ``reset`` with a masked-random team (uniform over each agent's legal actions), ``--steps`` steps
-are timed as one whole window (no best window is picked):
+are timed whole (no best window is picked), the three paths interleaved: each advances ``CHUNK``
+steps in turn, round after round, and its figure is its steps over the sum of its own chunks'
+seconds, so a change of the machine's load during the run weighs on all three alike:
 * ``make_vec``: ``gymnasium.make_vec("alem/Coop-v0")``, numpy out, the actions drawn with numpy
   on the host: what a PyTorch loop sees, minus its network. Per-step times split the steps on
   which no world ended from those on which some did.
 * ``scan``: ``alem_core.batch.auto_reset.step`` inside a jitted ``lax.scan`` of 128-step
   rollouts (a PPO rollout's length), actions drawn on the device, as ``alem_train.ppo`` runs it.
 * ``bare``: the reference both are held to, ``alem_core.step`` (transition and observation)
-  vmapped over the N worlds in a ``lax.scan`` with no resets, in 200-step windows from fresh
-  worlds (teams alive), timed whole.
+  vmapped over the N worlds in a ``lax.scan`` with no resets, in ``ROLLOUT``-step windows from
+  fresh worlds (teams alive).
 Compilation happens before each timed window and is reported apart. Env-steps/s counts
 world-steps: N x steps / seconds. The load average is printed beside the figures: on a shared
 machine every figure scales with the free cores.
@@ -31,9 +33,8 @@ import numpy as np
 
 ROLLOUT = 128
 """Steps per scan call on the ``scan`` path (a PPO rollout's length)."""
-BARE_WINDOW = 200
-"""Steps per window of the ``bare`` reference: long enough to amortise a call, short enough
-that the teams are still alive."""
+CHUNK = 2 * ROLLOUT
+"""Steps each path advances per turn (two calls of the scan and bare paths)."""
 
 
 def _load() -> list[float]:
@@ -62,8 +63,16 @@ def _peak_bytes() -> int | None:
     return stats.get("peak_bytes_in_use")
 
 
-def make_vec(n: int, steps: int, small: bool = False) -> dict:
-    """``gymnasium.make_vec`` from a fresh reset, ``steps`` host steps timed as a whole."""
+class Path:
+    """One path, compiled and ready: ``advance(steps)`` runs at least ``steps`` more steps (whole
+    calls) and returns how many it ran; ``stats`` holds its counters. Timing is the caller's."""
+
+    def __init__(self, compile_s: float, advance, stats: dict) -> None:
+        self.compile_s, self.advance, self.stats = compile_s, advance, stats
+
+
+def make_vec(n: int, small: bool = False) -> Path:
+    """``gymnasium.make_vec`` from a fresh reset, one host step per step."""
     import gymnasium
 
     import alem_pz  # noqa: F401  (registers alem/Coop-v0)
@@ -74,36 +83,37 @@ def make_vec(n: int, steps: int, small: bool = False) -> dict:
     )
     rng = np.random.default_rng(0)
     players = envs.num_envs // n
-
-    def actions(mask):  # uniform among legal: argmax of uniform noise on the legal entries
-        return np.argmax(rng.random(mask.shape) * mask, axis=1)
-
     start = time.perf_counter()
     _, infos = envs.reset(seed=0)
-    compile_s = time.perf_counter() - start
-    per_step, ends = np.zeros(steps), np.zeros(steps, int)
-    begin = time.perf_counter()
-    for t in range(steps):
-        tick = time.perf_counter()
-        _, _, term, trunc, infos = envs.step(actions(infos["action_mask"]))
-        per_step[t] = time.perf_counter() - tick
-        ends[t] = (term | trunc).reshape(n, players).any(axis=1).sum()
-    seconds = time.perf_counter() - begin
-    envs.close()
+    stats: dict = {"per_step": [], "ends": [], "infos": infos}
+
+    def advance(steps: int) -> int:
+        infos = stats["infos"]
+        for _ in range(steps):
+            tick = time.perf_counter()
+            mask = infos["action_mask"]  # uniform among legal: argmax of noise on legal entries
+            _, _, term, trunc, infos = envs.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+            stats["per_step"].append(time.perf_counter() - tick)
+            stats["ends"].append(int((term | trunc).reshape(n, players).any(axis=1).sum()))
+        stats["infos"] = infos
+        return steps
+
+    return Path(time.perf_counter() - start, advance, stats)
+
+
+def make_vec_result(path: Path) -> dict:
+    per_step, ends = np.array(path.stats["per_step"]), np.array(path.stats["ends"])
     quiet, busy = per_step[ends == 0], per_step[ends > 0]
     return {
-        "env_steps_per_s": n * steps / seconds,
-        "seconds": seconds,
         "episodes_ended": int(ends.sum()),
-        "compile_and_reset_s": compile_s,
         "median_ms_no_end": 1e3 * float(np.median(quiet)) if quiet.size else None,
         "median_ms_with_end": 1e3 * float(np.median(busy)) if busy.size else None,
         "steps_with_end": int(busy.size),
     }
 
 
-def scan(n: int, steps: int, small: bool = False) -> dict:
-    """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch, timed whole."""
+def scan(n: int, small: bool = False) -> Path:
+    """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch."""
     from alem_core.batch import auto_reset as core_batch
     from alem_core.batch.runner import default_chunk
     from alem_core.testing.rollout import random_legal_actions
@@ -133,26 +143,23 @@ def scan(n: int, steps: int, small: bool = False) -> dict:
     batch, out = init(jax.random.key(0), n, arrays, static)
     jax.block_until_ready(run(batch, out, jax.random.key(1)))  # compiles
     compile_s = time.perf_counter() - start
-    batch, out = jax.block_until_ready(init(jax.random.key(0), n, arrays, static))
-    calls, ended = -(-steps // ROLLOUT), 0
-    begin = time.perf_counter()
-    for i in range(calls):
-        batch, out, _, count = run(batch, out, jax.random.key(2 + i))
-        ended += count
-    ended = int(jax.block_until_ready(ended))
-    seconds = time.perf_counter() - begin
-    return {
-        "env_steps_per_s": n * calls * ROLLOUT / seconds,
-        "seconds": seconds,
-        "steps": calls * ROLLOUT,
-        "episodes_ended": ended,
-        "compile_s": compile_s,
-        "peak_device_bytes": _peak_bytes(),
-    }
+    carry = jax.block_until_ready(init(jax.random.key(0), n, arrays, static))
+    stats: dict = {"episodes_ended": 0, "calls": 0}
+
+    def advance(steps: int) -> int:
+        nonlocal carry
+        calls, ended = -(-steps // ROLLOUT), 0
+        for _ in range(calls):
+            batch, out, _, count = run(*carry, jax.random.key(2 + stats["calls"]))
+            carry, ended, stats["calls"] = (batch, out), ended + count, stats["calls"] + 1
+        stats["episodes_ended"] += int(jax.block_until_ready(ended))
+        return calls * ROLLOUT
+
+    return Path(compile_s, advance, stats)
 
 
-def bare(n: int, steps: int, small: bool = False) -> dict:
-    """``alem_core.step`` vmapped in ``BARE_WINDOW``-step scans from fresh worlds, no resets."""
+def bare(n: int, small: bool = False) -> Path:
+    """``alem_core.step`` vmapped in ``ROLLOUT``-step scans from fresh worlds, no resets."""
     import alem_core
     from alem_core.testing.rollout import random_legal_actions
 
@@ -169,7 +176,7 @@ def bare(n: int, steps: int, small: bool = False) -> dict:
             )(keys[n:], states, acts)
             return (states, info["action_mask"]), obs.sum()
 
-        _, sums = jax.lax.scan(one, (states, masks), jax.random.split(key, BARE_WINDOW))
+        _, sums = jax.lax.scan(one, (states, masks), jax.random.split(key, ROLLOUT))
         return sums.sum()
 
     reset = jax.jit(jax.vmap(lambda k: alem_core.reset(k, arrays, static)))
@@ -178,31 +185,59 @@ def bare(n: int, steps: int, small: bool = False) -> dict:
     _, states = reset(jax.random.split(jax.random.key(0), n))
     masks = jax.jit(jax.vmap(lambda s: alem_core.observe(s, arrays, static)[1]))(states)
     jax.block_until_ready(run(states, masks, jax.random.key(1)))
-    compile_s = time.perf_counter() - start
-    calls = -(-steps // BARE_WINDOW)
-    begin = time.perf_counter()
-    for i in range(calls):
-        total = run(states, masks, jax.random.key(2 + i))
-    jax.block_until_ready(total)
-    seconds = time.perf_counter() - begin
-    return {
-        "env_steps_per_s": n * calls * BARE_WINDOW / seconds,
-        "seconds": seconds,
-        "steps": calls * BARE_WINDOW,
-        "compile_s": compile_s,
-        "peak_device_bytes": _peak_bytes(),
-    }
+    stats: dict = {"calls": 0}
+
+    def advance(steps: int) -> int:
+        calls = -(-steps // ROLLOUT)
+        for i in range(calls):
+            total = run(states, masks, jax.random.key(2 + stats["calls"] + i))
+        jax.block_until_ready(total)
+        stats["calls"] += calls
+        return calls * ROLLOUT
+
+    return Path(time.perf_counter() - start, advance, stats)
 
 
 PATHS = {"bare": bare, "make_vec": make_vec, "scan": scan}
 
 
+def interleave(paths: dict[str, Path], steps: int) -> dict[str, dict]:
+    """Advance every path ``CHUNK`` steps in turn until each ran ``steps``; per path: steps,
+    seconds (its own chunks only), env-steps/s counted by the caller, and the load seen."""
+    done = {name: 0 for name in paths}
+    seconds = {name: 0.0 for name in paths}
+    loads = []
+    while any(d < steps for d in done.values()):
+        for name, path in paths.items():
+            if done[name] < steps:
+                start = time.perf_counter()
+                done[name] += path.advance(min(CHUNK, steps - done[name]))
+                seconds[name] += time.perf_counter() - start
+        loads.append(_load())
+    return {name: {"steps": done[name], "seconds": seconds[name], "loads": loads} for name in paths}
+
+
 def measure(worlds: list[int], steps: int, paths: list[str], small: bool = False) -> list[dict]:
     rows = []
     for n in worlds:
+        built = {name: PATHS[name](n, small) for name in paths}
+        timed = interleave(built, steps)
         row: dict = {"worlds": n, "steps": steps}
-        for name in paths:
-            row[name] = PATHS[name](n, steps, small) | {"load": _load()}
+        for name, path in built.items():
+            r = timed[name]
+            row[name] = {
+                "env_steps_per_s": n * r["steps"] / r["seconds"],
+                "seconds": r["seconds"],
+                "steps": r["steps"],
+                "compile_s": path.compile_s,
+                "peak_device_bytes": _peak_bytes(),
+                "load": r["loads"][-1],
+                "load_min_max": [min(v[0] for v in r["loads"]), max(v[0] for v in r["loads"])],
+            }
+            if name == "make_vec":
+                row[name] |= make_vec_result(path)
+            elif "episodes_ended" in path.stats:
+                row[name]["episodes_ended"] = path.stats["episodes_ended"]
         if "bare" in row:
             ref = row["bare"]["env_steps_per_s"]
             for name in set(paths) - {"bare"}:
@@ -227,8 +262,8 @@ def _line(row: dict) -> str:
             f"make_vec step median {quiet:.1f} ms without an end, "
             f"{busy:.1f} ms with ({r['steps_with_end']} steps)"
         )
-    loads = [row[name]["load"] for name in PATHS if name in row]
-    return " | ".join(parts) + f" | load {loads[-1]}"
+    low, high = next(row[name]["load_min_max"] for name in PATHS if name in row)
+    return " | ".join(parts) + f" | 1-min load {low}-{high} during the run"
 
 
 def main(argv: list[str] | None = None) -> list[dict]:

@@ -65,3 +65,11 @@ def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
     rows = stage_costs.compile_costs(params, static, names={"whole step", "books"})
     assert set(rows) == {"whole step", "books"}
     assert rows["whole step"][2] > rows["books"][2] > 0
+
+
+def test_xla_kernel_cost_counts_the_kernels_of_its_chain():
+    from bench import xla_kernel_cost
+
+    short, longer = xla_kernel_cost.measure(2, calls=3), xla_kernel_cost.measure(8, calls=3)
+    assert 0 < short["kernels"] < longer["kernels"]
+    assert short["compile_s"] > 0 and short["call_us"] > 0
