@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from alem_pz.text.client import ChatClient, RunAbortedError
+from alem_pz.text.client import RunAbortedError
 from alem_pz.text.harness import HarnessConfig
 from alem_pz.text.observer import AgentText, TextObserver
 from alem_pz.text.team import LLMTeam
@@ -48,9 +48,9 @@ class LLMSeats:
         p = env.static.player_count
         self.config = config
         self.models = [config.client_for(i).model for i in range(p)]
-        clients = [ChatClient(config.client_for(i)) for i in range(p)]
+        self.clients = config.make_clients(p)  # one per seat for the room's life, closed here
         self.team = LLMTeam(
-            clients, env.params, env.static, config.history, config.prompt_mode,
+            list(self.clients), env.params, env.static, config.history, config.prompt_mode,
             config.feedback, config.parse_retries,
         )  # fmt: skip
         self.observer = TextObserver(env.params, env.static, config.text)
@@ -67,7 +67,7 @@ class LLMSeats:
     def reset(self, state: Any, masks: np.ndarray, seed: int, trace: Path) -> None:
         """A new episode: fresh memories and stats, the first texts, a new trace file (every
         prompt and reply, as the harness writes them; ``alem_pz.text.viewer`` reads it)."""
-        self.close()
+        self._close_trace()
         self.team.reset(seed)
         self.texts = self.observer.reset(state, masks)
         trace.parent.mkdir(parents=True, exist_ok=True)
@@ -113,10 +113,17 @@ class LLMSeats:
         """The harness statistics of the episode (parse rate and failures, tokens, faults)."""
         return {**self.team.stats.as_dict(), "models": self.models, "error": self.error}
 
-    def close(self) -> None:
-        """Close the trace file (idempotent)."""
+    def _close_trace(self) -> None:
         if self._trace is not None and not self._trace.closed:
             self._trace.close()
+
+    def close(self) -> None:
+        """Close the trace file and the seats' clients when the room ends (idempotent): an
+        ``openai`` client in a reference cycle keeps its connection pool and TLS context until
+        a full collection."""
+        self._close_trace()
+        for client in self.clients:
+            client.close()
 
 
 __all__ = ["LLM", "LLMSeats"]

@@ -39,7 +39,10 @@ def test_an_llm_seat_acts_and_reads_a_persons_chat_line(make_room) -> None:
         room.chat(token, "meet me at the lake")
         assert room.choose(token, int(Action.LEFT))
         room.choose(token, int(Action.UP))
+        clients = [client._client for client in room.llm.clients]
+        assert not any(c.is_closed() for c in clients)  # an episode's start leaves them open
         room.close()
+    assert all(c.is_closed() for c in clients)  # the room's end closes them
     assert server.stats["requests"] == 2  # the LLM seat only: seat 1 is the random policy
     lines = list(read_record(room.record_paths[0]))
     header, steps = lines[0], [x for x in lines if x["type"] == "step"]
