@@ -184,14 +184,8 @@ def evaluate(
         results[difficulty] = summarise(played, resamples, ci_seed)
     bar.close()
     protocol = protocol_settings(
-        policy_name, players, episodes, max_steps, difficulties, env.static
+        policy_name, players, episodes, max_steps, difficulties, env.static, resamples, ci_seed
     )
-    protocol["bootstrap"] = {
-        "resamples": resamples,
-        "seed": ci_seed,
-        "interval": 0.95,
-        "method": "rliable percentile",
-    }
     return {"protocol": protocol, "results": results}
 
 
@@ -202,8 +196,12 @@ def protocol_settings(
     max_steps: int,
     difficulties: Sequence[str],
     shapes: alem_core.StaticParams,
+    resamples: int,
+    ci_seed: int = 0,
 ) -> dict[str, Any]:
-    """The settings an evaluation ran with, for its JSON summary."""
+    """The settings an evaluation ran with, for its JSON summary (the intervals' bootstrap
+    included: ``summarise``'s rliable percentile intervals)."""
+    bootstrap = {"resamples": resamples, "seed": ci_seed, "interval": 0.95}
     return {
         "policy": policy_name,
         "players": players,
@@ -214,4 +212,5 @@ def protocol_settings(
         "difficulties": list(difficulties),
         "map_size": list(shapes.map_size),
         "num_levels": shapes.num_levels,
+        "bootstrap": bootstrap | {"method": "rliable percentile"},
     }

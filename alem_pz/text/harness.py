@@ -306,12 +306,7 @@ def evaluate_llm(
 
 def _settings(players, episodes, max_steps, difficulties, shapes, resamples) -> dict[str, Any]:
     """The RL track's protocol record, for the LLM policy."""
-    record = protocol.protocol_settings("llm", players, episodes, max_steps, difficulties, shapes)
-    record["bootstrap"] = {
-        "resamples": resamples,
-        "seed": 0,
-        "interval": 0.95,
-        "method": "rliable percentile",
-    }
-    record["obs_type"] = "text"
-    return record
+    record = protocol.protocol_settings(
+        "llm", players, episodes, max_steps, difficulties, shapes, resamples
+    )
+    return record | {"obs_type": "text"}

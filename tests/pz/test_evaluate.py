@@ -40,6 +40,9 @@ def test_summary_structure_survives_json(summary):
     assert protocol["seeds"] == [9999, 10000]
     assert protocol["shared_reward"] is False and protocol["soft_specialization"] is True
     assert protocol["players"] == 3 and protocol["max_steps"] == MAX_STEPS
+    assert protocol["bootstrap"] == {
+        "resamples": 500, "seed": 0, "interval": 0.95, "method": "rliable percentile"
+    }  # fmt: skip
     result = loaded["results"]["easy"]
     assert list(loaded["results"]) == ["easy"]
     assert list(result["headline"]) == list(HEADLINE_KEYS)

@@ -160,6 +160,8 @@ def test_cli_runs_the_llm_policy(tmp_path, capsys):
     assert code == 0 and "easy: " in capsys.readouterr().out
     summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
     assert summary["protocol"]["seeds"] == [protocol.BASE_SEED]
+    assert summary["protocol"]["bootstrap"]["resamples"] == 20
+    assert summary["protocol"]["obs_type"] == "text"
     assert summary["results"]["easy"]["per_episode"][0]["steps"] == 3
 
 
