@@ -266,20 +266,18 @@ class Room:
             for s in self.seats
             if self.can_act(s.index) and s.index not in asked and (not s.human or s.taken_over)
         }
-        moves = seat_actions(ai, self.env.agents, self.obs, self.infos)
+        machine = asked | seat_actions(ai, self.env.agents, self.obs, self.infos)
         for s in self.seats:
             if not self.can_act(s.index):
-                actions.append(0)
-                who.append("noop:cannot-act")
-            elif s.index in asked or s.index in moves:
-                actions.append(asked[s.index] if s.index in asked else moves[s.index])
-                who.append(self._who_plays(s) or "")
+                action, by = 0, "noop:cannot-act"
+            elif s.index in machine:
+                action, by = machine[s.index], self._who_plays(s) or ""
             elif s.index in self.chosen:
-                actions.append(self.chosen[s.index])
-                who.append("human")
+                action, by = self.chosen[s.index], "human"
             else:
-                actions.append(0)
-                who.append("noop:no-choice")
+                action, by = 0, "noop:no-choice"
+            actions.append(action)
+            who.append(by)
         return actions, who
 
     def _ask_llm(self) -> dict[int, int]:
