@@ -28,7 +28,7 @@ from alem_pz import rendering
 from alem_pz.compiled import compiled_core
 from alem_pz.keys import action_name, describe, key_table
 from alem_pz.parallel import AlemParallelEnv
-from alem_pz.policies import load_seat_policy, seat_actions
+from alem_pz.policies import load_seat_policies, seat_actions
 from alem_pz.recording import save_frames
 
 ACCENTS = ((64, 216, 242), (90, 230, 90), (255, 184, 51), (178, 115, 242), (255, 115, 178))
@@ -71,11 +71,8 @@ class Game:
         self.seed = seed
         self.humans = [i for i in sorted(set(config.humans)) if 0 <= i < self.p]
         nc = self.env.static.num_comm_channels
-        self.ai = {
-            i: load_seat_policy(config.ai, players=self.p, seed=seed + i, comm_channels=nc)
-            for i in range(self.p)
-            if i not in self.humans
-        }
+        ai_seats = [i for i in range(self.p) if i not in self.humans]
+        self.ai = load_seat_policies(config.ai, ai_seats, self.p, seed, nc)
         pygame.display.init()  # key names resolve only once pygame's display is up
         self.keys = {
             (pygame.key.key_code(name), mods): action

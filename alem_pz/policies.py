@@ -89,6 +89,23 @@ def load_seat_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: 
     return policy
 
 
+def load_seat_policies(
+    spec: str, seats: Sequence[int], players: int = 3, seed: int = 0, comm_channels: int = 0
+) -> dict[int, Policy]:
+    """``load_seat_policy`` for every seat in ``seats`` ({seat: policy}): a one-agent policy is
+    loaded per seat with seed ``seed + seat`` (independent draws); a batched (team) policy is
+    loaded once, with the first seat's seed, and shared, so ``seat_actions`` asks it once a step.
+    """
+    policies: dict[int, Policy] = {}
+    for seat in seats:
+        shared = next(iter(policies.values()), None)
+        if getattr(shared, "batched", False):
+            policies[seat] = shared
+        else:
+            policies[seat] = load_seat_policy(spec, players, seed + seat, comm_channels)
+    return policies
+
+
 def seat_actions(
     policies: Mapping[int, Policy], agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
 ) -> dict[int, int]:
@@ -124,6 +141,7 @@ __all__ = [
     "Policy",
     "file_loaders",
     "load_policy",
+    "load_seat_policies",
     "load_seat_policy",
     "seat_action",
     "seat_actions",

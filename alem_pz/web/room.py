@@ -2,9 +2,9 @@
 
 The room holds no rules: the world steps through ``AlemParallelEnv`` (the core's step, masks and
 observation), pictures come from ``alem_pz.rendering`` (the pixel observation), the HUD lines
-from ``alem_pz.play.hud_lines`` and AI seats from ``alem_pz.policies.load_seat_policy``, exactly as
-``alem-play`` uses them. What the room adds is who may act for which seat and when the world
-steps:
+from ``alem_pz.play.hud_lines`` and AI seats from ``alem_pz.policies.load_seat_policies``,
+exactly as ``alem-play`` uses them. What the room adds is who may act for which seat and when
+the world steps:
 
 * **turn mode** (``tick_ms`` None, as hot-seat): the world steps once every human seat that can
   act has chosen; a seat nobody has taken yet is waited for.
@@ -37,7 +37,7 @@ from alem_pz import rendering
 from alem_pz.keys import action_name
 from alem_pz.parallel import AlemParallelEnv
 from alem_pz.play import hud_lines
-from alem_pz.policies import load_seat_policy, seat_actions
+from alem_pz.policies import load_seat_policies, seat_actions
 from alem_pz.text.harness import HarnessConfig
 from alem_pz.web.llm import LLM, LLMSeats
 from alem_pz.web.record import RecordWriter, state_digest
@@ -106,11 +106,8 @@ class Room:
         nc = self.env.static.num_comm_channels
         llm_seats = {i for i in config.llm_seats if 0 <= i < self.p and not self.seats[i].human}
         self.uses_llm = [config.ai == LLM or i in llm_seats for i in range(self.p)]
-        self.policies = {
-            i: load_seat_policy(config.ai, players=self.p, seed=self.seed + i, comm_channels=nc)
-            for i in range(self.p)
-            if config.ai != LLM
-        }
+        seats = range(self.p) if config.ai != LLM else ()
+        self.policies = load_seat_policies(config.ai, seats, self.p, self.seed, nc)
         self.llm = LLMSeats(config.llm, self.env) if any(self.uses_llm) else None
         self.episode = 0
         self.started = not humans

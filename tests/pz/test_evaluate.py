@@ -10,6 +10,7 @@ import pytest
 
 from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
 from alem_pz import evaluate as cli
+from alem_pz import policies
 from alem_pz import protocol as ev
 from alem_pz.baselines import GreedyCoordinator, MaskedRandom
 from alem_pz.policies import load_policy, load_seat_policy, seat_action, seat_actions
@@ -134,6 +135,24 @@ def test_seats_take_one_agent_and_team_policies_and_refuse_text_ones():
     with pytest.raises(ValueError, match="'text-rule' reads text observations"):
         load_seat_policy("text-rule")
     assert isinstance(load_seat_policy("random"), MaskedRandom)
+
+
+def test_seat_policies_share_a_team_policy_and_seed_one_agent_policies_per_seat(monkeypatch):
+    """A team policy is loaded once for all its seats (so it answers once a step); one-agent
+    policies get one instance per seat, seeded ``seed + seat``."""
+    randoms = policies.load_seat_policies("random", [0, 2], players=3, seed=5)
+    assert randoms[0] is not randoms[2] and [randoms[0].seed, randoms[2].seed] == [5, 7]
+
+    def team_loader(spec, players, seed, comm_channels):
+        def team(observations, masks):
+            return np.zeros(len(observations), int)
+
+        team.batched = True
+        return team
+
+    monkeypatch.setattr(policies, "load_seat_policy", team_loader)
+    teams = policies.load_seat_policies("team.npz", [1, 2], players=3)
+    assert teams[1] is teams[2]
 
 
 def test_greedy_coordinator_plays_legal_actions(make_env):
