@@ -31,7 +31,9 @@ def spawned():
     """{floor: {class: set of type ids seen alive on the floor}} over 120 idle steps."""
     reset, step = compiled(STATIC)
     _, start = reset(jax.random.key(1), PARAMS)
-    idle = jnp.full(STATIC.player_count, Action.NOOP, jnp.int32)
+    # Strongly typed int32, as the other default-world tests pass: an array filled from the
+    # IntEnum is weakly typed in JAX, and the step would compile a second time for it.
+    idle = np.full(STATIC.player_count, Action.NOOP, np.int32)
     seen = {}
     for floor in range(1, BOSS_FLOOR):
         world = start.world.change_floor(jnp.int32(floor))
