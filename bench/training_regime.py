@@ -63,7 +63,7 @@ def _peak_bytes() -> int | None:
     return stats.get("peak_bytes_in_use")
 
 
-class Path:
+class PathUnderTest:
     """One path, compiled and ready: ``advance(steps)`` runs at least ``steps`` more steps (whole
     calls) and returns how many it ran; ``stats`` holds its counters. Timing is the caller's."""
 
@@ -71,7 +71,7 @@ class Path:
         self.compile_s, self.advance, self.stats = compile_s, advance, stats
 
 
-def make_vec(n: int, small: bool = False) -> Path:
+def make_vec(n: int, small: bool = False) -> PathUnderTest:
     """``gymnasium.make_vec`` from a fresh reset, one host step per step."""
     import gymnasium
 
@@ -98,10 +98,10 @@ def make_vec(n: int, small: bool = False) -> Path:
         stats["infos"] = infos
         return steps
 
-    return Path(time.perf_counter() - start, advance, stats)
+    return PathUnderTest(time.perf_counter() - start, advance, stats)
 
 
-def make_vec_result(path: Path) -> dict:
+def make_vec_result(path: PathUnderTest) -> dict:
     per_step, ends = np.array(path.stats["per_step"]), np.array(path.stats["ends"])
     quiet, busy = per_step[ends == 0], per_step[ends > 0]
     return {
@@ -112,7 +112,7 @@ def make_vec_result(path: Path) -> dict:
     }
 
 
-def scan(n: int, small: bool = False) -> Path:
+def scan(n: int, small: bool = False) -> PathUnderTest:
     """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch."""
     from alem_core.batch import auto_reset as core_batch
     from alem_core.batch.runner import default_chunk
@@ -155,10 +155,10 @@ def scan(n: int, small: bool = False) -> Path:
         stats["episodes_ended"] += int(jax.block_until_ready(ended))
         return calls * ROLLOUT
 
-    return Path(compile_s, advance, stats)
+    return PathUnderTest(compile_s, advance, stats)
 
 
-def bare(n: int, small: bool = False) -> Path:
+def bare(n: int, small: bool = False) -> PathUnderTest:
     """``alem_core.step`` vmapped in ``ROLLOUT``-step scans from fresh worlds, no resets."""
     import alem_core
     from alem_core.testing.rollout import random_legal_actions
@@ -195,13 +195,13 @@ def bare(n: int, small: bool = False) -> Path:
         stats["calls"] += calls
         return calls * ROLLOUT
 
-    return Path(time.perf_counter() - start, advance, stats)
+    return PathUnderTest(time.perf_counter() - start, advance, stats)
 
 
 PATHS = {"bare": bare, "make_vec": make_vec, "scan": scan}
 
 
-def interleave(paths: dict[str, Path], steps: int) -> dict[str, dict]:
+def interleave(paths: dict[str, PathUnderTest], steps: int) -> dict[str, dict]:
     """Advance every path ``CHUNK`` steps in turn until each ran ``steps``; per path: steps,
     seconds (its own chunks only), env-steps/s counted by the caller, and the load seen."""
     done = {name: 0 for name in paths}
