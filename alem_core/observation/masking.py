@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import GIVE_BASE, Action, comm_base, num_give_slots
+from alem_core.dense import column_table, spread
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import RECIPE_ACTION
 from alem_core.state import State
@@ -62,25 +63,27 @@ def action_mask(state: State, params: Params, static: StaticParams) -> jax.Array
     DESCEND / ASCEND: on the ladder item, descend on a cleared floor (``floors.py``).
     """
     p = static.player_count
-    mask = jnp.zeros((p, static.num_actions), bool)
-    mask = mask.at[:, jnp.array(ALWAYS)].set(True)
-    for action, allowed in placement_mask(state, params, static).items():
-        mask = mask.at[:, action].set(allowed)
-    mask = mask.at[:, jnp.asarray(RECIPE_ACTION)].set(craft_mask(state, params, static))
-    for action, _ in LEVEL_UPS:
-        mask = mask.at[:, action].set(can_level_up(state))
-    mask = mask.at[:, Action.SHOOT_ARROW].set(can_shoot_arrow(state.players))
-    mask = mask.at[:, Action.CAST_SPELL].set(can_cast_spell(state.players))
-    mask = mask.at[:, jnp.asarray(DRINK_ACTIONS)].set(can_drink_potion(state))
-    mask = mask.at[:, Action.READ_BOOK].set(can_read_book(state))
-    mask = mask.at[:, jnp.array(ENCHANT_ACTIONS)].set(can_enchant(state, params, static))
-    mask = mask.at[:, Action.DESCEND].set(can_descend(state, static))
-    mask = mask.at[:, Action.ASCEND].set(can_ascend(state, static))
-    mask = mask.at[:, Action.BUILD_SHELTER : Action.BUILD_BEACON + 1].set(build_mask(state, static))
+    allowed = {int(a): True for a in ALWAYS}
+    allowed.update(placement_mask(state, params, static))
+    allowed.update(spread(RECIPE_ACTION, craft_mask(state, params, static)))
+    allowed.update({action: can_level_up(state) for action, _ in LEVEL_UPS})
+    allowed[Action.SHOOT_ARROW] = can_shoot_arrow(state.players)
+    allowed[Action.CAST_SPELL] = can_cast_spell(state.players)
+    allowed.update(spread(DRINK_ACTIONS, can_drink_potion(state)))
+    allowed[Action.READ_BOOK] = can_read_book(state)
+    allowed.update(spread(ENCHANT_ACTIONS, can_enchant(state, params, static)))
+    allowed[Action.DESCEND] = can_descend(state, static)
+    allowed[Action.ASCEND] = can_ascend(state, static)
+    allowed.update(
+        spread(range(Action.BUILD_SHELTER, Action.BUILD_BEACON + 1), build_mask(state, static))
+    )
     slots = num_give_slots(p)
     if slots:
-        mask = mask.at[:, GIVE_BASE : GIVE_BASE + slots].set(give_mask(state.players, static))
+        allowed.update(
+            spread(range(GIVE_BASE, GIVE_BASE + slots), give_mask(state.players, static))
+        )
     first_comm = comm_base(p)
-    mask = mask.at[:, first_comm : first_comm + static.num_comm_channels].set(True)
-    noop_only = jnp.zeros_like(mask).at[:, Action.NOOP].set(True)
+    allowed.update({a: True for a in range(first_comm, first_comm + static.num_comm_channels)})
+    mask = column_table(p, static.num_actions, allowed)
+    noop_only = jnp.arange(static.num_actions)[None, :] == Action.NOOP
     return jnp.where(acting(state)[:, None], mask, noop_only)

@@ -12,7 +12,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.constants import Achievement, Inv
+from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Inv
+from alem_core.dense import column_table, spread
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 
@@ -50,7 +51,9 @@ def inventory_achievements(
     """Unlock every achievement whose inventory condition holds now."""
     players = state.players
     met = players.inventory[:, _COLUMNS] >= jnp.asarray(_THRESHOLDS)[None]
-    achievements = players.achievements.at[:, _IDS].max(met)
+    achievements = players.achievements | column_table(
+        met.shape[0], NUM_ACHIEVEMENTS, spread(_IDS, met)
+    )
     return dataclasses.replace(
         state, players=dataclasses.replace(players, achievements=achievements)
     )

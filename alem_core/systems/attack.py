@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass
+from alem_core.dense import add_at, raise_flags, set_row
 from alem_core.grid import faced_cell
 from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import JOB_ROLE, passes_gate_with
@@ -71,8 +72,8 @@ def _strike(
     coordinated = ents.elite[floor] & (k >= required)
     ents = dataclasses.replace(
         ents,
-        health=ents.health.at[floor].set(health),
-        alive=ents.alive.at[floor].set(ents.alive[floor] & ~killed),
+        health=set_row(ents.health, floor, health),
+        alive=set_row(ents.alive, floor, ents.alive[floor] & ~killed),
     )
     return ents, hits, killed, coordinated
 
@@ -97,8 +98,8 @@ def attack_mobs(
         ).any(1)
         elite_kill = (credit & coordinated[None, :]).any(axis=1)
         achievements = achievements | unlocked
-        achievements = achievements.at[:, ELITE_ACHIEVEMENT[name]].max(elite_kill)
-        world = dataclasses.replace(world, kills=world.kills.at[floor].add(killed.sum()))
+        achievements = raise_flags(achievements, ELITE_ACHIEVEMENT[name], elite_kill)
+        world = dataclasses.replace(world, kills=add_at(world.kills, floor, killed.sum()))
         stats = dataclasses.replace(
             stats, monsters_killed=stats.monsters_killed + credit.sum(axis=1)
         )
@@ -141,9 +142,9 @@ def _eat_passive(
     ate = (credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == eat[:, None])[None]).any(1) & fed[
         :, None
     ]
-    achievements = (players.achievements | ate).at[:, Achievement.COLLECT_FOOD].max(fed)
+    achievements = raise_flags(players.achievements | ate, Achievement.COLLECT_FOOD, fed)
     large_kill = (credit & coordinated[None, :]).any(axis=1)
-    achievements = achievements.at[:, Achievement.COORD_LARGE_PASSIVE_KILL].max(large_kill)
+    achievements = raise_flags(achievements, Achievement.COORD_LARGE_PASSIVE_KILL, large_kill)
     players = dataclasses.replace(
         players,
         food=players.food + jnp.where(fed, food_gain, 0),

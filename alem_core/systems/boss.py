@@ -36,6 +36,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Block
+from alem_core.dense import raise_flags
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import (
     BOSS_FLOOR,
@@ -86,7 +87,7 @@ def hit_boss(state: State, actions: jax.Array, static: StaticParams) -> State:
         boss_timer=jnp.where(hit, BOSS_WAVE_TIMER, state.world.boss_timer).astype(jnp.int32),
     )
     players = state.players
-    achievements = players.achievements.at[:, Achievement.DAMAGE_NECROMANCER].max(hitters)
+    achievements = raise_flags(players.achievements, Achievement.DAMAGE_NECROMANCER, hitters)
     return state.replace(world=world, players=players.replace(achievements=achievements))
 
 
@@ -98,8 +99,8 @@ def boss_bookkeeping(
     world = state.world
     timer = world.boss_timer - on_boss_floor(state).astype(jnp.int32)
     players = state.players
-    achievements = players.achievements.at[:, Achievement.DEFEAT_NECROMANCER].max(
-        boss_defeated(state)
+    achievements = raise_flags(
+        players.achievements, Achievement.DEFEAT_NECROMANCER, boss_defeated(state)
     )
     return state.replace(
         world=world.replace(boss_timer=timer),

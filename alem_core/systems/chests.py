@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_INV, Achievement, Block, Inv
+from alem_core.dense import raise_flags, set_column
 from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import JOB_ROLE, NO_ROLE, gate_draws, passes_gate_with
@@ -164,8 +165,8 @@ def open_chests(
     added, level = chest_loot(draw_chest_loot(loot_key), floor, first, opens[:, None] & passes)
     players = players.replace(
         inventory=jnp.maximum(players.inventory + added, level),
-        chest_opened=players.chest_opened.at[:, floor].set(~first | opens),
-        achievements=players.achievements.at[:, Achievement.OPEN_CHEST].max(opens),
+        chest_opened=set_column(players.chest_opened, floor, ~first | opens),
+        achievements=raise_flags(players.achievements, Achievement.OPEN_CHEST, opens),
     )
     block = write_cells(
         state.world.block, facts["cell"], jnp.full_like(opens, Block.PATH, jnp.int32), opens

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, Block
+from alem_core.dense import raise_flags
 from alem_core.grid import (
     NEIGHBOURS_8,
     add_light_patches,
@@ -162,10 +163,8 @@ def build(
     spent = jnp.asarray(STRUCTURE_COST)[f.kind] * (pays | made)[:, None]
     coord_build = jnp.asarray(STRUCTURE_ACHIEVEMENT)[f.kind]
     won = (credited | completes)[:, None] & (coord_build[:, None] == jnp.arange(NUM_ACHIEVEMENTS))
-    achievements = (
-        (players.achievements | won)
-        .at[:, Achievement.HANDOVER_COMPLETE]
-        .max(completes | initiators)
+    achievements = raise_flags(
+        players.achievements | won, Achievement.HANDOVER_COMPLETE, completes | initiators
     )
     per_type = jax.nn.one_hot(f.kind, len(STRUCTURES), dtype=jnp.int32)
     counters = state.coordination.bump(

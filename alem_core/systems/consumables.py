@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_POTIONS, Achievement, Action, Inv
+from alem_core.dense import add_to_column, raise_flags
 from alem_core.params import Params, StaticParams
 from alem_core.rules.item_tables import POTION_AMOUNT, POTION_STAT
 from alem_core.state import State
@@ -70,13 +71,12 @@ def drink_potions(
     drinks = wants & held
     change = potion_changes(colour, drinks, state.world.potion_effect)
     column = jnp.asarray(POTION_COLUMNS)[jnp.clip(colour, 0, NUM_POTIONS - 1)]
-    p = jnp.arange(players.inventory.shape[0])
     players = players.replace(
-        inventory=players.inventory.at[p, column].add(-drinks.astype(jnp.int32)),
+        inventory=add_to_column(players.inventory, column, -drinks.astype(jnp.int32)),
         health=players.health + change["health"].astype(players.health.dtype),
         mana=players.mana + change["mana"],
         energy=players.energy + change["energy"],
-        achievements=players.achievements.at[:, Achievement.DRINK_POTION].max(drinks),
+        achievements=raise_flags(players.achievements, Achievement.DRINK_POTION, drinks),
     )
     return state.replace(players=players)
 
@@ -88,8 +88,8 @@ def read_books(
     players = state.players
     reads = (actions == Action.READ_BOOK) & can_read_book(state)
     players = players.replace(
-        inventory=players.inventory.at[:, Inv.BOOK].add(-reads.astype(jnp.int32)),
+        inventory=add_to_column(players.inventory, Inv.BOOK, -reads.astype(jnp.int32)),
         spell_learned=players.spell_learned | reads,
-        achievements=players.achievements.at[:, Achievement.LEARN_SPELL].max(reads),
+        achievements=raise_flags(players.achievements, Achievement.LEARN_SPELL, reads),
     )
     return state.replace(players=players)

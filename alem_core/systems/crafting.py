@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
+from alem_core.dense import raise_flags, set_column
 from alem_core.grid import (
     NEIGHBOURS_8,
     adjacent_block,
@@ -152,10 +153,12 @@ def craft_with_draws(
     current = inventory[agents, column]
     updated = jnp.where(kind == CRAFT_TOOL, jnp.maximum(current, amount), current + amount)
     writes = ok & (kind != CRAFT_ARMOUR)
-    inventory = inventory.at[agents, column].set(jnp.where(writes, updated, current))
+    inventory = set_column(inventory, column, jnp.where(writes, updated, current))
     armour, achievements = _craft_armour(players, ok & (kind == CRAFT_ARMOUR), amount)
     for action, achievement in COORD_ACHIEVEMENT.items():
-        achievements = achievements.at[:, achievement].max(ok & coordinated & (actions == action))
+        achievements = raise_flags(
+            achievements, achievement, ok & coordinated & (actions == action)
+        )
     players = dataclasses.replace(
         players, inventory=inventory, armour=armour, achievements=achievements
     )
@@ -176,5 +179,5 @@ def _craft_armour(players, crafted: jax.Array, level: jax.Array):
     armour = jnp.where(slot, level[:, None], players.armour)
     achievements = players.achievements
     for tier, achievement in ARMOUR_ACHIEVEMENT.items():
-        achievements = achievements.at[:, achievement].max(crafted & (level == tier))
+        achievements = raise_flags(achievements, achievement, crafted & (level == tier))
     return armour, achievements

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_BLOCKS, Achievement, Action, Block, Inv
+from alem_core.dense import add_to_column, raise_flags, set_column
 from alem_core.grid import adjacent_block, cell_values, faced_cell
 from alem_core.params import Params, StaticParams
 from alem_core.rules.item_tables import ENCHANT_MANA, ENCHANT_TABLES
@@ -105,16 +106,14 @@ def enchant(
     slot = armour_slot(players.armour_enchant, element, jax.random.uniform(slot_key, p.shape))
     ok &= (which != ARMOUR) | (slot >= 0)
     sword, bow, armour = (ok & (which == k) for k in (SWORD, BOW, ARMOUR))
-    armour_enchant = players.armour_enchant.at[p, jnp.where(armour, slot, 4)].set(
-        element, mode="drop"
-    )
-    achievements = players.achievements.at[:, Achievement.ENCHANT_SWORD].max(sword)
+    armour_enchant = set_column(players.armour_enchant, jnp.where(armour, slot, 4), element)
+    achievements = raise_flags(players.achievements, Achievement.ENCHANT_SWORD, sword)
     players = players.replace(
-        inventory=players.inventory.at[p, gem].add(-ok.astype(jnp.int32)),
+        inventory=add_to_column(players.inventory, gem, -ok.astype(jnp.int32)),
         mana=players.mana - ENCHANT_MANA * ok,
         sword_enchant=jnp.where(sword, element, players.sword_enchant),
         bow_enchant=jnp.where(bow, element, players.bow_enchant),
         armour_enchant=armour_enchant,
-        achievements=achievements.at[:, Achievement.ENCHANT_ARMOUR].max(armour),
+        achievements=raise_flags(achievements, Achievement.ENCHANT_ARMOUR, armour),
     )
     return state.replace(players=players)

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action, Item
+from alem_core.dense import raise_flags
 from alem_core.grid import cell_values
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import ENTER_XP, FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR
@@ -52,7 +53,7 @@ def _arrive(state: State, new_floor: jax.Array, moved: jax.Array, arrival: jax.A
     gets = moved & (enter >= 0)
     column = jnp.clip(enter, 0, players.achievements.shape[1] - 1)
     first = gets & ~players.achievements[:, column]
-    achievements = players.achievements.at[:, column].max(gets)
+    achievements = raise_flags(players.achievements, column, gets)
     return state.replace(
         players=players.replace(
             pos=jnp.where(moved, arrival, players.pos),

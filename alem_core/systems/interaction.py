@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv
+from alem_core.dense import add_to_column, raise_flags
 from alem_core.grid import (
     cell_values,
     faced_cell,
@@ -92,7 +93,7 @@ def interact_blocks(
     if multiplier is not None:
         gained = gained * jnp.where(jnp.asarray(MINE_MULTIPLIES)[block], multiplier, 1)
     column = jnp.maximum(jnp.asarray(MINE_ITEM)[block], 0)
-    inventory = players.inventory.at[jnp.arange(static.player_count), column].add(gained)
+    inventory = add_to_column(players.inventory, column, gained)
     # A Do on a mob or a teammate standing on grass still rolls for a sapling, and one on water
     # holding a mob still drinks (measured, docs/decisions.md); mining and eating need the
     # cell free.
@@ -101,12 +102,12 @@ def interact_blocks(
     sapling = (on | occupied) & (block == Block.GRASS)
     sapling &= passes_gate_with(JOB_ROLE["sapling"], forager_u, params, static)
     sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
-    inventory = inventory.at[:, Inv.SAPLING].add(sapling)
+    inventory = add_to_column(inventory, Inv.SAPLING, sapling)
     drinks = (on | occupied) & ((block == Block.WATER) | (block == Block.FOUNTAIN))
     drinks &= passes_gate_with(JOB_ROLE["drink"], forager_u, params, static)
     eats = on & (block == Block.RIPE_PLANT)
-    achievements = players.achievements.at[:, Achievement.COLLECT_DRINK].max(drinks)
-    achievements = achievements.at[:, Achievement.EAT_PLANT].max(eats)
+    achievements = raise_flags(players.achievements, Achievement.COLLECT_DRINK, drinks)
+    achievements = raise_flags(achievements, Achievement.EAT_PLANT, eats)
     players = dataclasses.replace(
         players,
         inventory=inventory,

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
+from alem_core.dense import raise_flags
 from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import BOSS_FLOOR
@@ -152,7 +153,7 @@ def _wake(players: Players, static: StaticParams) -> Players:
     already NOOP (they were asleep when actions were read); they act again next step."""
     caps = capacities(players, static)
     woke = players.sleeping & (players.energy >= caps["energy"])
-    achievements = players.achievements.at[:, Achievement.WAKE_UP].max(woke)
+    achievements = raise_flags(players.achievements, Achievement.WAKE_UP, woke)
     return dataclasses.replace(
         players, sleeping=players.sleeping & ~woke, achievements=achievements
     )

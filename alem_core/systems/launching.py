@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Projectile, Role
+from alem_core.dense import add_to_column, raise_flags
 from alem_core.grid import DIRECTIONS, cell_values, claim_free_slots, faced_cell, in_bounds
 from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import roles
@@ -92,12 +93,12 @@ def launch(
     healers = heal.sum()
     max_health = capacities(players, static)["health"]
     healed = jnp.minimum(max_health, players.health + HEAL_AMOUNT * healers)
-    achievements = players.achievements.at[:, Achievement.FIRE_BOW].max(shot)
+    achievements = raise_flags(players.achievements, Achievement.FIRE_BOW, shot)
     players = players.replace(
-        inventory=players.inventory.at[:, Inv.ARROW].add(-shot.astype(jnp.int32)),
+        inventory=add_to_column(players.inventory, Inv.ARROW, -shot.astype(jnp.int32)),
         mana=players.mana - FIREBALL_MANA * cast - HEAL_MANA * heal,
         health=jnp.where(players.alive & (healers > 0), healed, players.health),
-        achievements=achievements.at[:, Achievement.CAST_SPELL].max(cast | heal),
+        achievements=raise_flags(achievements, Achievement.CAST_SPELL, cast | heal),
     )
     mobs = state.mobs.replace(player_projectiles=proj)
     return state.replace(players=players, mobs=mobs)

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Block, Inv
+from alem_core.dense import raise_flags
 from alem_core.grid import cell_values, lower_index_claims, write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import COORD_ELIGIBLE
@@ -136,8 +137,8 @@ def gate_mining(
     state, handover_ok, completes, setups = _handover(state, facts, value)
     coord = write_cells(state.world.coord, facts["cell"], jnp.zeros_like(value), completes)
     achievements = state.players.achievements | unlocked
-    achievements = achievements.at[:, Achievement.HANDOVER_COMPLETE].max(completes)
-    achievements = achievements.at[:, Achievement.COORD_MINE_HANDOVER].max(completes)
+    achievements = raise_flags(achievements, Achievement.HANDOVER_COMPLETE, completes)
+    achievements = raise_flags(achievements, Achievement.COORD_MINE_HANDOVER, completes)
     state = state.replace(
         world=state.world.replace(coord=coord),
         players=state.players.replace(achievements=achievements),

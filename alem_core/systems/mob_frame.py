@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement
+from alem_core.dense import raise_flags
 from alem_core.state import Mobs, Players, Stats
 from alem_core.systems.combat import damage_to_players
 
@@ -135,7 +136,7 @@ def hurt_players(frame: Frame, raw: jax.Array, hit: jax.Array, wake_up: bool) ->
     woken = hit & players.sleeping
     achievements = players.achievements
     if wake_up:  # a Python bool fixed by the caller, not a parameter
-        achievements = achievements.at[:, Achievement.WAKE_UP].max(woken)
+        achievements = raise_flags(achievements, Achievement.WAKE_UP, woken)
     players = players.replace(
         health=players.health - lost,
         sleeping=players.sleeping & ~hit,

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item
+from alem_core.dense import add_to_column, raise_flags
 from alem_core.grid import (
     add_light_patches,
     cell_values,
@@ -97,8 +98,8 @@ def place_blocks(
         ok = (actions == action) & free & has_materials(inventory)[int(action)]
         ok &= _block_ok(layer, target, fill_water, static)  # sees earlier placements
         ok &= passes_gate_with(ACTION_ROLE[action], gate_u, params, static)
-        inventory = inventory.at[:, column].add(-cost * ok)
-        achievements = achievements.at[:, achievement].max(ok)
+        inventory = add_to_column(inventory, column, -cost * ok)
+        achievements = raise_flags(achievements, achievement, ok)
         layer = write_cells(layer, target, jnp.full(ok.shape, block), ok)
     world = dataclasses.replace(state.world, block=layer)
     players = dataclasses.replace(players, inventory=inventory, achievements=achievements)
@@ -124,10 +125,10 @@ def place_torches_and_plants(state: State, actions: jax.Array, static: StaticPar
         item=write_cells(state.world.item, target, jnp.full_like(actions, Item.TORCH), torch),
         light=add_light_patches(state.world.light, target, torch, TORCH_RADIUS, TORCH_FALLOFF),
     )
-    inventory = players.inventory.at[:, Inv.TORCH].add(-torch.astype(jnp.int32))
-    inventory = inventory.at[:, Inv.SAPLING].add(-plant.astype(jnp.int32))
-    achievements = players.achievements.at[:, Achievement.PLACE_TORCH].max(torch)
-    achievements = achievements.at[:, Achievement.PLACE_PLANT].max(plant)
+    inventory = add_to_column(players.inventory, Inv.TORCH, -torch.astype(jnp.int32))
+    inventory = add_to_column(inventory, Inv.SAPLING, -plant.astype(jnp.int32))
+    achievements = raise_flags(players.achievements, Achievement.PLACE_TORCH, torch)
+    achievements = raise_flags(achievements, Achievement.PLACE_PLANT, plant)
     players = dataclasses.replace(players, inventory=inventory, achievements=achievements)
     return dataclasses.replace(state, world=world, players=players, plants=plants)
 

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Block, MobClass, Projectile
+from alem_core.dense import add_at
 from alem_core.grid import in_bounds, write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
@@ -183,7 +184,7 @@ def _credit_kills(
     return frame._replace(
         players=frame.players.replace(achievements=achievements),
         stats=frame.stats.replace(monsters_killed=monsters),
-        kills=frame.kills.at[frame.floor].add(killed.sum()),
+        kills=add_at(frame.kills, frame.floor, killed.sum()),
     )
 
 

@@ -36,6 +36,7 @@ from alem_core.constants import (
     give_target,
     num_give_slots,
 )
+from alem_core.dense import add_to_column, raise_flags, set_column
 from alem_core.params import Params, StaticParams
 from alem_core.state import Players, State
 from alem_core.systems.intrinsics import capacities
@@ -58,14 +59,18 @@ def give_slot_targets(static: StaticParams) -> np.ndarray:
 def _stock(players: Players) -> jax.Array:
     """(P, 9) how much of each tradable resource every player holds."""
     materials = players.inventory[:, jnp.maximum(jnp.asarray(REQUEST_COLUMN), 0)]
-    return materials.at[:, Request.FOOD].set(players.food).at[:, Request.DRINK].set(players.drink)
+    return set_column(
+        set_column(materials, Request.FOOD, players.food), Request.DRINK, players.drink
+    )
 
 
 def _caps(players: Players, static: StaticParams) -> jax.Array:
     """(P, 9) the most of each tradable resource a player may hold."""
     caps = capacities(players, static)
     materials = jnp.full((static.player_count, len(Request)), MAX_INVENTORY, jnp.int32)
-    return materials.at[:, Request.FOOD].set(caps["food"]).at[:, Request.DRINK].set(caps["drink"])
+    return set_column(
+        set_column(materials, Request.FOOD, caps["food"]), Request.DRINK, caps["drink"]
+    )
 
 
 def feasible_gives(players: Players, static: StaticParams) -> jax.Array:
@@ -111,9 +116,9 @@ def give(state: State, actions: jax.Array, static: StaticParams) -> State:
     column = jnp.asarray(REQUEST_COLUMN)
     inventory = players.inventory
     for r in range(Request.WOOD, len(Request)):
-        inventory = inventory.at[:, column[r]].add(delta[:, r])
+        inventory = add_to_column(inventory, column[r], delta[:, r])
     fed, watered = got[:, Request.FOOD] > 0, got[:, Request.DRINK] > 0
-    achievements = players.achievements.at[:, Achievement.COLLECT_FOOD].max(fed)
+    achievements = raise_flags(players.achievements, Achievement.COLLECT_FOOD, fed)
     players = dataclasses.replace(
         players,
         inventory=inventory,
@@ -121,7 +126,7 @@ def give(state: State, actions: jax.Array, static: StaticParams) -> State:
         drink=players.drink + delta[:, Request.DRINK],
         hunger=jnp.where(fed, 0.0, players.hunger),
         thirst=jnp.where(watered, 0.0, players.thirst),
-        achievements=achievements.at[:, Achievement.COLLECT_DRINK].max(watered),
+        achievements=raise_flags(achievements, Achievement.COLLECT_DRINK, watered),
     )
     stats = dataclasses.replace(
         stats,
