@@ -10,13 +10,16 @@ time and one kernel less each. They compute exactly what the indexed update comp
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import jax
 import jax.numpy as jnp
 
 
 def one_hot_columns(table: jax.Array, column: jax.Array | int) -> jax.Array:
-    """(C,) bool: True at ``column`` (a scalar, static or traced) of ``table``'s last axis."""
-    return jnp.arange(table.shape[-1]) == column
+    """(C,) bool True at ``column`` of ``table``'s last axis, or (P, C) for one column per row
+    when ``column`` is (P,); static or traced."""
+    return jnp.arange(table.shape[-1]) == jnp.asarray(column)[..., None]
 
 
 def raise_flags(table: jax.Array, column: jax.Array | int, flags: jax.Array) -> jax.Array:
@@ -28,7 +31,7 @@ def raise_flags(table: jax.Array, column: jax.Array | int, flags: jax.Array) -> 
 def add_to_column(table: jax.Array, column: jax.Array | int, amounts: jax.Array) -> jax.Array:
     """``table`` (P, C) with ``amounts`` (P,) added to one column, or to each row's own column
     when ``column`` is (P,) (``.at[rows, column].add``)."""
-    hot = jnp.arange(table.shape[-1]) == jnp.asarray(column)[..., None]
+    hot = one_hot_columns(table, column)
     return table + jnp.where(hot, amounts[:, None], 0).astype(table.dtype)
 
 
@@ -36,7 +39,7 @@ def set_column(table: jax.Array, column: jax.Array | int, values: jax.Array) -> 
     """``table`` (P, C) with one column set to ``values`` (P,), or each row's own column when
     ``column`` is (P,) (``.at[rows, column].set``; a column outside the table writes nothing,
     as ``mode="drop"``)."""
-    hot = jnp.arange(table.shape[-1]) == jnp.asarray(column)[..., None]
+    hot = one_hot_columns(table, column)
     return jnp.where(hot, jnp.asarray(values)[:, None].astype(table.dtype), table)
 
 
@@ -52,7 +55,7 @@ def set_row(table: jax.Array, row: jax.Array | int, values: jax.Array) -> jax.Ar
     return jnp.where(hot, values[None].astype(table.dtype), table)
 
 
-def spread(columns, values: jax.Array) -> dict[int, jax.Array]:
+def spread(columns: Iterable[int], values: jax.Array) -> dict[int, jax.Array]:
     """{column: values[:, i]} for the static ``columns`` (k,) and ``values`` (P, k)."""
     return {int(c): values[:, i] for i, c in enumerate(columns)}
 

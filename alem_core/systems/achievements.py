@@ -41,6 +41,7 @@ INVENTORY_ACHIEVEMENTS = (
     (A.FIND_BOW, Inv.BOW, 1),
 )
 _IDS = np.array([row[0] for row in INVENTORY_ACHIEVEMENTS], np.int32)
+assert len(set(_IDS.tolist())) == len(_IDS), "one inventory condition per achievement"
 _COLUMNS = np.array([row[1] for row in INVENTORY_ACHIEVEMENTS], np.int32)
 _THRESHOLDS = np.array([row[2] for row in INVENTORY_ACHIEVEMENTS], np.int32)
 
