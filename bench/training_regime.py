@@ -1,20 +1,28 @@
 """Throughput in the regime training lives in: episodes end and reset inside the timed window.
 
-    python -m bench.training_regime [--worlds 64 256] [--steps 2000] [--json out.json]
+    python -m bench.training_regime [--worlds 64 256] [--steps 2000] [--paths ...] [--json F]
 
 For each N (48 x 48, 9-floor state, 3 agents, "medium", the default ``max_steps``), from a fresh
 ``reset`` with a masked-random team (uniform over each agent's legal actions), ``--steps`` steps
-are timed whole (no best window is picked), the three paths interleaved: each advances ``CHUNK``
+are timed whole (no best window is picked), the paths interleaved: each advances ``CHUNK``
 steps in turn, round after round, and its figure is its steps over the sum of its own chunks'
-seconds, so a change of the machine's load during the run weighs on all three alike:
+seconds, so a change of the machine's load during the run weighs on all of them alike:
 * ``make_vec``: ``gymnasium.make_vec("alem/Coop-v0")``, numpy out, the actions drawn with numpy
   on the host: what a PyTorch loop sees, minus its network. Per-step times split the steps on
   which no world ended from those on which some did.
 * ``scan``: ``alem_core.batch.auto_reset.step`` inside a jitted ``lax.scan`` of 128-step
   rollouts (a PPO rollout's length), actions drawn on the device, as ``alem_train.ppo`` runs it.
-* ``bare``: the reference both are held to, ``alem_core.step`` (transition and observation)
+* ``runner``: ``alem_core.BatchRunner.step`` from Python with the same numpy actions, reading
+  back only the action mask: ``make_vec`` less its host side, so the two split the cost of a
+  call from Python from the cost of what crosses to numpy.
+* ``bare``: the reference the others are held to, ``alem_core.step`` (transition and observation)
   vmapped over the N worlds in a ``lax.scan`` with no resets, in ``ROLLOUT``-step windows from
-  fresh worlds (teams alive).
+  fresh worlds (teams alive), each step's observation kept in memory (the scan's carry), as
+  any consumer of it needs and as the other paths do.
+* ``bare_summed``: the same with each step's observation only summed, which lets XLA fuse the
+  observation into the sum and never write it out: a floor no consumer of the observation can
+  reach, and the form in which ``bench/peer_alem_env.py`` times the published package (it
+  folds observations into a checksum), so the two compare (not in the default ``--paths``).
 Compilation happens before each timed window and is reported apart. Env-steps/s counts
 world-steps: N x steps / seconds. The load average is printed beside the figures: on a shared
 machine every figure scales with the free cores.
@@ -29,6 +37,7 @@ import sys
 import time
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 ROLLOUT = 128
@@ -101,6 +110,32 @@ def make_vec(n: int, small: bool = False) -> PathUnderTest:
     return PathUnderTest(time.perf_counter() - start, advance, stats)
 
 
+def runner(n: int, small: bool = False) -> PathUnderTest:
+    """``BatchRunner.step`` called from Python once per step, the same masked-random numpy
+    actions as ``make_vec``, reading back only the action mask: ``make_vec`` without its host
+    side (the observation copied out, the infos), so the two split the cost of a call from
+    Python from the cost of what crosses to numpy."""
+    from alem_core.batch.runner import BatchRunner
+
+    params, static = _world(small)
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    batch = BatchRunner(n, params, static)
+    out = batch.reset(0)
+    stats: dict = {"mask": np.asarray(out.info["action_mask"]), "episodes_ended": 0}
+
+    def advance(steps: int) -> int:
+        mask = stats["mask"]
+        for _ in range(steps):
+            out = batch.step(np.argmax(rng.random(mask.shape) * mask, axis=-1).astype(np.int32))
+            mask = np.asarray(out.info["action_mask"])
+            stats["episodes_ended"] += int(out.info["ended"])
+        stats["mask"] = mask
+        return steps
+
+    return PathUnderTest(time.perf_counter() - start, advance, stats)
+
+
 def make_vec_result(path: PathUnderTest) -> dict:
     per_step, ends = np.array(path.stats["per_step"]), np.array(path.stats["ends"])
     quiet, busy = per_step[ends == 0], per_step[ends > 0]
@@ -126,12 +161,10 @@ def scan(n: int, small: bool = False) -> PathUnderTest:
             batch, out = carry
             acts = jax.vmap(random_legal_actions)(jax.random.split(k, n), out.info["action_mask"])
             batch, nxt = core_batch.step(batch, acts, arrays, static, chunk, score=False)
-            return (batch, nxt), (nxt.obs.sum(), nxt.info["done"].sum())
+            return (batch, nxt), nxt.info["done"].sum()  # the carry keeps the observation
 
-        (batch, out), (obs_sum, ended) = jax.lax.scan(
-            one, (batch, out), jax.random.split(key, ROLLOUT)
-        )
-        return batch, out, obs_sum.sum(), ended.sum()
+        (batch, out), ended = jax.lax.scan(one, (batch, out), jax.random.split(key, ROLLOUT))
+        return batch, out, ended.sum()
 
     def init(key, n, arrays, static):  # the steps carry no score table: drop init's
         batch, out = core_batch.init(key, n, arrays, static)
@@ -150,7 +183,7 @@ def scan(n: int, small: bool = False) -> PathUnderTest:
         nonlocal carry
         calls, ended = -(-steps // ROLLOUT), 0
         for _ in range(calls):
-            batch, out, _, count = run(*carry, jax.random.key(2 + stats["calls"]))
+            batch, out, count = run(*carry, jax.random.key(2 + stats["calls"]))
             carry, ended, stats["calls"] = (batch, out), ended + count, stats["calls"] + 1
         stats["episodes_ended"] += int(jax.block_until_ready(ended))
         return calls * ROLLOUT
@@ -158,8 +191,9 @@ def scan(n: int, small: bool = False) -> PathUnderTest:
     return PathUnderTest(compile_s, advance, stats)
 
 
-def bare(n: int, small: bool = False) -> PathUnderTest:
-    """``alem_core.step`` vmapped in ``ROLLOUT``-step scans from fresh worlds, no resets."""
+def bare(n: int, small: bool = False, keep_obs: bool = True) -> PathUnderTest:
+    """``alem_core.step`` vmapped in ``ROLLOUT``-step scans from fresh worlds, no resets; with
+    ``keep_obs`` each step's observation is written to the scan's carry, else only summed."""
     import alem_core
     from alem_core.testing.rollout import random_legal_actions
 
@@ -168,16 +202,19 @@ def bare(n: int, small: bool = False) -> PathUnderTest:
 
     def window(states, masks, key):
         def one(carry, k):
-            states, masks = carry
+            states, masks, kept = carry
             keys = jax.random.split(k, 2 * n)
             acts = jax.vmap(random_legal_actions)(keys[:n], masks)
             obs, states, _, _, _, info = jax.vmap(
                 lambda kk, s, a: alem_core.step(kk, s, a, arrays, static)
             )(keys[n:], states, acts)
-            return (states, info["action_mask"]), obs.sum()
+            if keep_obs:  # the carry holds it; nothing else reads it
+                return (states, info["action_mask"], obs), jnp.float32(0)
+            return (states, info["action_mask"], kept), obs.sum()
 
-        _, sums = jax.lax.scan(one, (states, masks), jax.random.split(key, ROLLOUT))
-        return sums.sum()
+        kept = jnp.zeros((n, static.player_count, alem_core.obs_size(static)), jnp.float32)
+        carry, sums = jax.lax.scan(one, (states, masks, kept), jax.random.split(key, ROLLOUT))
+        return sums.sum() + carry[2].reshape(-1)[0]
 
     reset = jax.jit(jax.vmap(lambda k: alem_core.reset(k, arrays, static)))
     run = jax.jit(window)
@@ -198,7 +235,19 @@ def bare(n: int, small: bool = False) -> PathUnderTest:
     return PathUnderTest(time.perf_counter() - start, advance, stats)
 
 
-PATHS = {"bare": bare, "make_vec": make_vec, "scan": scan}
+def bare_summed(n: int, small: bool = False) -> PathUnderTest:
+    """``bare`` with each step's observation only summed (see the module docstring)."""
+    return bare(n, small, keep_obs=False)
+
+
+PATHS = {
+    "bare": bare,
+    "bare_summed": bare_summed,
+    "make_vec": make_vec,
+    "runner": runner,
+    "scan": scan,
+}
+DEFAULT_PATHS = ["bare", "scan", "runner", "make_vec"]
 
 
 def interleave(paths: dict[str, PathUnderTest], steps: int) -> dict[str, dict]:
@@ -249,7 +298,7 @@ def measure(worlds: list[int], steps: int, paths: list[str], small: bool = False
 
 def _line(row: dict) -> str:
     parts = [f"N={row['worlds']}"]
-    for name in ("bare", "scan", "make_vec"):
+    for name in ("bare", "bare_summed", "scan", "runner", "make_vec"):
         if name in row:
             r = row[name]
             share = f" ({r['of_bare']:.2f} of bare)" if "of_bare" in r else ""
@@ -270,7 +319,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worlds", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--steps", type=int, default=2000)
-    parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS))
+    parser.add_argument("--paths", nargs="+", default=DEFAULT_PATHS, choices=list(PATHS))
     parser.add_argument("--small", action="store_true", help="16 x 16, one floor (a smoke test)")
     parser.add_argument("--json", default=None)
     argv = sys.argv[1:] if argv is None else argv

@@ -49,6 +49,31 @@ def test_gpu_script_runs_on_the_cpu_with_a_tiny_world(tmp_path):
     assert "N=2 | bare" in done.stdout
 
 
+@pytest.mark.slow
+def test_training_regime_times_every_path_on_the_small_world():
+    """Each path of the headline benchmark runs, counts the steps it ran and is held to the bare
+    step with its observation kept (the steps are few: the figures mean nothing here)."""
+    (row,) = training_regime.measure([2], 8, list(training_regime.PATHS), small=True)
+    assert set(row) == {"worlds", "steps", *training_regime.PATHS}
+    for name in ("make_vec", "runner"):
+        assert row[name]["steps"] == 8, name  # one host call per step
+    for name in ("bare", "bare_summed", "scan"):
+        assert row[name]["steps"] == training_regime.ROLLOUT, name  # one whole rollout
+    for name in set(training_regime.PATHS) - {"bare"}:
+        assert row[name]["of_bare"] > 0, name
+
+
+@pytest.mark.slow
+def test_call_overhead_fits_a_step_and_a_call_cost_from_two_call_sizes():
+    from bench import call_overhead
+
+    row = call_overhead.measure(2, [1, 2], rounds=1, small=True)
+    assert set(row["ms_per_step"]) == {1, 2} and min(row["ms_per_step"].values()) > 0
+    # the fit reproduces both measured points
+    for k, ms in row["ms_per_step"].items():
+        assert row["fit_step_ms"] + row["fit_call_ms"] / k == pytest.approx(ms)
+
+
 def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
     """Every part ``stage_costs`` times or compiles traces on the small world (a renamed core
     function once broke the observation part unseen), and the compile table counts kernels."""
