@@ -22,38 +22,21 @@ import time
 
 import jax
 
-from bench.training_regime import _load, _world
+from bench.training_regime import _load, _world, auto_reset_rollout, fresh_batch
 
 STEPS_PER_ROUND = 128
 
 
 def compiled_rollouts(n: int, per_call: list[int], small: bool = False):
-    """(batch, out, {K: jitted K-step rollout}) from a fresh ``BatchRunner`` reset."""
-    from alem_core.batch import auto_reset as core_batch
-    from alem_core.batch.runner import BatchRunner
-    from alem_core.testing.rollout import random_legal_actions
+    """(batch, out, {K: jitted K-step rollout}) from a fresh batch (``training_regime``'s scan
+    path at K steps per call)."""
+    from alem_core.batch.runner import default_chunk
 
     params, static = _world(small)
-    runner = BatchRunner(n, params, static)
-    out = runner.reset(0)
-    out = out._replace(info={k: v for k, v in out.info.items() if k != "score"})
-
-    def rollout(k_steps: int):
-        def run(batch, out, key):
-            def one(carry, k):
-                batch, out = carry
-                mask = out.info["action_mask"]
-                acts = jax.vmap(random_legal_actions)(jax.random.split(k, n), mask)
-                return core_batch.step(
-                    batch, acts, runner._params, static, runner.chunk, score=False
-                ), None
-
-            (batch, out), _ = jax.lax.scan(one, (batch, out), jax.random.split(key, k_steps))
-            return batch, out
-
-        return jax.jit(run, donate_argnums=(0, 1))
-
-    return runner.batch, out, {k: rollout(k) for k in per_call}
+    arrays = params.as_arrays()
+    batch, out = fresh_batch(jax.random.key(0), n, arrays, static)
+    runs = {k: auto_reset_rollout(n, k, arrays, static, default_chunk(n)) for k in per_call}
+    return batch, out, runs
 
 
 def measure(n: int, per_call: list[int], rounds: int, small: bool = False) -> dict:
@@ -62,7 +45,7 @@ def measure(n: int, per_call: list[int], rounds: int, small: bool = False) -> di
     compile_s = {}
     for k, run in runs.items():
         start = time.perf_counter()
-        batch, out = jax.block_until_ready(run(batch, out, next(keys)))
+        batch, out, _ = jax.block_until_ready(run(batch, out, next(keys)))
         compile_s[k] = time.perf_counter() - start
     seconds = dict.fromkeys(runs, 0.0)
     faults = dict.fromkeys(runs, 0)
@@ -73,7 +56,7 @@ def measure(n: int, per_call: list[int], rounds: int, small: bool = False) -> di
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             start = time.perf_counter()
             for _ in range(calls):
-                batch, out = run(batch, out, next(keys))
+                batch, out, _ = run(batch, out, next(keys))
                 jax.block_until_ready(out.obs)
             seconds[k] += time.perf_counter() - start
             faults[k] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before

@@ -31,6 +31,7 @@ machine every figure scales with the free cores.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -147,36 +148,47 @@ def make_vec_result(path: PathUnderTest) -> dict:
     }
 
 
-def scan(n: int, small: bool = False) -> PathUnderTest:
-    """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch."""
+def auto_reset_rollout(n: int, length: int, arrays, static, chunk: int):
+    """Jitted ``(batch, out, key) -> (batch, out, worlds ended)``: ``length`` calls of
+    ``auto_reset.step`` in a ``lax.scan``, masked-random actions drawn on the device; the carry
+    keeps each step's observation. Batch and output are donated."""
     from alem_core.batch import auto_reset as core_batch
-    from alem_core.batch.runner import default_chunk
     from alem_core.testing.rollout import random_legal_actions
-
-    params, static = _world(small)
-    arrays, chunk = params.as_arrays(), default_chunk(n)
 
     def rollout(batch, out, key):
         def one(carry, k):
             batch, out = carry
             acts = jax.vmap(random_legal_actions)(jax.random.split(k, n), out.info["action_mask"])
             batch, nxt = core_batch.step(batch, acts, arrays, static, chunk, score=False)
-            return (batch, nxt), nxt.info["done"].sum()  # the carry keeps the observation
+            return (batch, nxt), nxt.info["done"].sum()
 
-        (batch, out), ended = jax.lax.scan(one, (batch, out), jax.random.split(key, ROLLOUT))
+        (batch, out), ended = jax.lax.scan(one, (batch, out), jax.random.split(key, length))
         return batch, out, ended.sum()
 
-    def init(key, n, arrays, static):  # the steps carry no score table: drop init's
-        batch, out = core_batch.init(key, n, arrays, static)
-        return batch, out._replace(info={k: v for k, v in out.info.items() if k != "score"})
+    return jax.jit(rollout, donate_argnums=(0, 1))
 
-    init = jax.jit(init, static_argnums=(1, 3))
-    run = jax.jit(rollout, donate_argnums=(0, 1))
+
+@functools.partial(jax.jit, static_argnums=(1, 3))
+def fresh_batch(key, n: int, arrays, static):
+    """``auto_reset.init`` without the score table (the rollouts' steps carry none)."""
+    from alem_core.batch import auto_reset as core_batch
+
+    batch, out = core_batch.init(key, n, arrays, static)
+    return batch, out._replace(info={k: v for k, v in out.info.items() if k != "score"})
+
+
+def scan(n: int, small: bool = False) -> PathUnderTest:
+    """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch."""
+    from alem_core.batch.runner import default_chunk
+
+    params, static = _world(small)
+    arrays = params.as_arrays()
+    run = auto_reset_rollout(n, ROLLOUT, arrays, static, default_chunk(n))
     start = time.perf_counter()
-    batch, out = init(jax.random.key(0), n, arrays, static)
+    batch, out = fresh_batch(jax.random.key(0), n, arrays, static)
     jax.block_until_ready(run(batch, out, jax.random.key(1)))  # compiles
     compile_s = time.perf_counter() - start
-    carry = jax.block_until_ready(init(jax.random.key(0), n, arrays, static))
+    carry = jax.block_until_ready(fresh_batch(jax.random.key(0), n, arrays, static))
     stats: dict = {"episodes_ended": 0, "calls": 0}
 
     def advance(steps: int) -> int:
