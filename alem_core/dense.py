@@ -55,6 +55,21 @@ def set_row(table: jax.Array, row: jax.Array | int, values: jax.Array) -> jax.Ar
     return jnp.where(hot, values[None].astype(table.dtype), table)
 
 
+def take_row(table: jax.Array, row: jax.Array | int) -> jax.Array:
+    """``table[row]`` (the rest of the shape) for a traced ``row``, as a chain of selects over
+    the leading axis; a row outside the table reads row 0.
+
+    For small per-floor tables (L = 9 rows of a few slots) read at the team's floor: under
+    ``vmap`` ``table[row]`` is a gather, which XLA:CPU compiles as a kernel of its own, whereas
+    the selects fuse into whatever reads the row. Exact for every dtype (no arithmetic).
+    """
+    table = jnp.asarray(table)
+    out = table[0]
+    for r in range(1, table.shape[0]):
+        out = jnp.where(row == r, table[r], out)
+    return out
+
+
 def spread(columns: Iterable[int], values: jax.Array) -> dict[int, jax.Array]:
     """{column: values[:, i]} for the static ``columns`` (k,) and ``values`` (P, k)."""
     return {int(c): values[:, i] for i, c in enumerate(columns)}

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block
+from alem_core.dense import take_row
 from alem_core.params import StaticParams
 from alem_core.state import LIGHT_SCALE, MAP_DTYPES, Entities, Mobs, Players
 
@@ -64,8 +65,8 @@ def player_at(players: Players, cells: jax.Array, only_alive: bool = False) -> j
 
 def entity_at(entities: Entities, floor: jax.Array, cells: jax.Array) -> jax.Array:
     """(N,) bool: a live entity of this class on ``floor`` occupies each of ``cells`` (N, 2)."""
-    same = (cells[:, None, :] == entities.pos[floor][None, :, :]).all(-1)
-    return (same & entities.alive[floor][None, :]).any(axis=1)
+    same = (cells[:, None, :] == take_row(entities.pos, floor)[None, :, :]).all(-1)
+    return (same & take_row(entities.alive, floor)[None, :]).any(axis=1)
 
 
 def mob_at(mobs: Mobs, floor: jax.Array, cells: jax.Array) -> jax.Array:
@@ -102,16 +103,20 @@ def add_light_patches(
     """Add a (2r+1)^2 patch ``1 - d / falloff`` (d Euclidean, clipped at 0) around each lit
     centre (N, 2) to the current floor's stored light (H, W), clipped at full light.
 
-    Dense over the small hot map: one map write for all sources instead of 81 point writes
-    per source; each patch is rounded to light steps before the sum.
+    Each patch is rounded to light steps before the sum. The sources are summed one by one in
+    a Python loop (N is a static handful), so the whole update is one elementwise expression
+    over the small hot map that XLA fuses into a single pass: an (N, H, W) stack of patches
+    would be written out and read back every step, whether or not anything was lit.
     """
-    rows = jnp.arange(light.shape[0])[None, :, None] - centres[:, 0, None, None]
-    cols = jnp.arange(light.shape[1])[None, None, :] - centres[:, 1, None, None]
-    inside = (jnp.abs(rows) <= radius) & (jnp.abs(cols) <= radius) & lit[:, None, None]
-    value = jnp.clip(1.0 - jnp.sqrt((rows**2 + cols**2).astype(jnp.float32)) / falloff, 0.0, 1.0)
-    steps = jnp.where(inside, jnp.round(value * LIGHT_SCALE), 0.0).sum(axis=0)
-    total = jnp.minimum(light.astype(jnp.int32) + steps.astype(jnp.int32), LIGHT_SCALE)
-    return total.astype(MAP_DTYPES["light"])
+    rows = jnp.arange(light.shape[0])[:, None]
+    cols = jnp.arange(light.shape[1])[None, :]
+    steps = light.astype(jnp.int32)
+    for centre, on in zip(centres, lit, strict=True):
+        dr, dc = rows - centre[0], cols - centre[1]
+        inside = (jnp.abs(dr) <= radius) & (jnp.abs(dc) <= radius) & on
+        value = jnp.clip(1.0 - jnp.sqrt((dr**2 + dc**2).astype(jnp.float32)) / falloff, 0.0, 1.0)
+        steps += jnp.where(inside, jnp.round(value * LIGHT_SCALE).astype(jnp.int32), 0)
+    return jnp.minimum(steps, LIGHT_SCALE).astype(MAP_DTYPES["light"])
 
 
 def lower_index_claims(cells: jax.Array, who: jax.Array) -> jax.Array:

@@ -16,10 +16,13 @@ XLA skips most of the observation's cost: writing it out costs 2-3x more (about 
 N = 64 since 2026-12-01). For where the time goes inside the real jitted step, profile it:
 ``alem_core.step`` and ``alem_core.batch.step`` name their parts with ``jax.named_scope``.
 
-``--compile`` answers the cold start's question instead: each part, and the whole step, is
-lowered and compiled alone for one world (nothing run, no persistent cache), and the table gives
-seconds to lower (trace and MLIR), seconds of XLA compile and the kernels XLA emitted (fusions and
-other ops that become a compiled function each), largest first. XLA:CPU's compile time follows the
+``--compile`` answers the cold start's question instead: each part, the whole transition and the
+step with its observation are lowered and compiled alone for one world, or ``--worlds N``
+vmapped (nothing run, no persistent cache), and the table gives seconds to lower (trace and
+MLIR), seconds of XLA compile, the kernels XLA emitted (fusions and other ops that become a
+compiled function each, loop bodies included) and the bytes one call reads and writes per world
+by XLA's cost analysis (which counts a scatter or gather as touching its whole operand, and a
+conditional as its costlier branch), largest compile first. XLA:CPU's compile time follows the
 kernel count (each kernel is an LLVM module of its own), so this is the list to shorten.
 """
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import re
 import time
+from typing import NamedTuple
 
 import jax
 
@@ -88,55 +92,103 @@ KERNEL = re.compile(r"^\s*(?:ROOT )?%\S+ = .*? (?:fusion|custom-call|sort|scatte
 """A line of optimised HLO that XLA:CPU compiles into a kernel of its own."""
 
 
-def one_world_shapes(params, static):
-    """Abstract (states, actions) of a batch of one world: what ``parts`` take."""
+def world_shapes(params, static, worlds: int = 1):
+    """Abstract (states, actions) of a batch of ``worlds`` worlds: what ``parts`` take."""
     state = jax.eval_shape(lambda k: alem_core.reset(k, params, static)[1], jax.random.key(0))
-    one = jax.tree.map(lambda s: jax.ShapeDtypeStruct((1, *s.shape), s.dtype), state)
-    return one, jax.ShapeDtypeStruct((1, static.player_count), jax.numpy.int32)
+    batch = jax.tree.map(lambda s: jax.ShapeDtypeStruct((worlds, *s.shape), s.dtype), state)
+    return batch, jax.ShapeDtypeStruct((worlds, static.player_count), jax.numpy.int32)
 
 
-def compile_costs(params, static, names=None) -> dict[str, tuple[float, float, int]]:
-    """name -> (seconds to lower, seconds to compile, kernels) of every part (or those in
-    ``names``) and the whole step for one world, each compiled alone from abstract shapes."""
+class CompileCost(NamedTuple):
+    """One part compiled alone: seconds to lower and to compile, the kernels XLA emitted, and
+    the bytes XLA's cost analysis says one call reads and writes, per world, with the state
+    donated (what a scan or ``BatchRunner`` does) and without (a fresh output state)."""
+
+    lower_s: float
+    compile_s: float
+    kernels: int
+    kb_per_world: float
+    kb_per_world_fresh: float
+
+
+def _bytes(compiled) -> float:
+    analysis = compiled.cost_analysis()
+    analysis = analysis[0] if isinstance(analysis, list) else analysis
+    return float(analysis["bytes accessed"])
+
+
+def compile_costs(params, static, names=None, worlds: int = 1) -> dict[str, CompileCost]:
+    """name -> ``CompileCost`` of every part (or those in ``names``), the whole transition and
+    the whole step with its observation, each compiled alone for ``worlds`` worlds from abstract
+    shapes. The donated form is compiled only for its byte count (its kernels are the same)."""
     key = jax.random.key(0)
-    one, actions = one_world_shapes(params, static)
+    states, actions = world_shapes(params, static, worlds)
     table, whole = parts(params, static)
     rows = {}
-    for name, fn in {"whole step": whole, **table}.items():
+    for name, fn in {"step": observed_step(params, static), "whole step": whole, **table}.items():
         if names is not None and name not in names:
             continue
         start = time.perf_counter()
-        lowered = jax.jit(fn).lower(one, actions, key)
+        lowered = jax.jit(fn).lower(states, actions, key)
         lowered_at = time.perf_counter()
         compiled = lowered.compile()
         done = time.perf_counter()
-        kernels = len(KERNEL.findall(compiled.as_text()))
-        rows[name] = (lowered_at - start, done - lowered_at, kernels)
+        donated = jax.jit(fn, donate_argnums=0).lower(states, actions, key).compile()
+        rows[name] = CompileCost(
+            lowered_at - start,
+            done - lowered_at,
+            len(KERNEL.findall(compiled.as_text())),
+            _bytes(donated) / worlds / 1e3,
+            _bytes(compiled) / worlds / 1e3,
+        )
     return rows
 
 
-def print_compile_costs(rows: dict[str, tuple[float, float, int]]) -> None:
+def observed_step(params, static):
+    """The whole step with its observation and mask written out, vmapped: what a user calls."""
+
+    def run(s, a, k):
+        keys = jax.random.split(k, a.shape[0])
+        return jax.vmap(lambda kk, st, aa: step(kk, st, aa, params, static))(keys, s, a)
+
+    return run
+
+
+WHOLE = ("step", "whole step")
+
+
+def print_compile_costs(rows: dict[str, CompileCost], worlds: int) -> None:
     """The whole step first, then the parts by compile time."""
-    whole, parts_only = rows["whole step"], {k: v for k, v in rows.items() if k != "whole step"}
-    ordered = [("whole step", whole), *sorted(parts_only.items(), key=lambda kv: -kv[1][1])]
-    for name, (lower, seconds, kernels) in ordered:
-        print(f"{name:<16} lower {lower:5.2f} s  compile {seconds:6.2f} s  {kernels:5d} kernels")
-    total = sum(r[1] for r in parts_only.values())
-    kernels = sum(r[2] for r in parts_only.values())
+    parts_only = {k: v for k, v in rows.items() if k not in WHOLE}
+    ordered = [(k, rows[k]) for k in WHOLE if k in rows]
+    ordered += sorted(parts_only.items(), key=lambda kv: -kv[1].compile_s)
+    print(
+        f"# {worlds} world(s); KB per world-step from XLA's cost analysis, state donated "
+        "(fresh output state in brackets); 'step' writes the observation, 'whole step' not"
+    )
+    for name, row in ordered:
+        print(
+            f"{name:<16} lower {row.lower_s:5.2f} s  compile {row.compile_s:6.2f} s  "
+            f"{row.kernels:5d} kernels  {row.kb_per_world:8.1f} KB ({row.kb_per_world_fresh:.1f})"
+        )
+    total = sum(r.compile_s for r in parts_only.values())
+    kernels = sum(r.kernels for r in parts_only.values())
     print(f"sum of parts: compile {total:.2f} s, {kernels} kernels (alone, each part pays the "
           f"per-program overhead); jax {jax.__version__}")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--worlds", type=int, default=64)
+    parser.add_argument("--worlds", type=int, default=None, help="64 timed, 1 compiled")
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--compile", action="store_true", help="compile costs, not run times")
     args = parser.parse_args()
     static, params = alem_core.StaticParams(), alem_core.make_params("medium").as_arrays()
     if args.compile:
-        print_compile_costs(compile_costs(params, static))
+        worlds = args.worlds or 1
+        print_compile_costs(compile_costs(params, static, worlds=worlds), worlds)
         return
+    args.worlds = args.worlds or 64
     keys = jax.random.split(jax.random.key(3), args.worlds)
     _, states = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)))(keys)
     play = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, params, static, 30)[0]))

@@ -82,14 +82,17 @@ def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
 
     static = alem_core.StaticParams(**training_regime.SMALL)
     params = alem_core.make_params("medium").as_arrays()
-    states, actions = stage_costs.one_world_shapes(params, static)
+    states, actions = stage_costs.world_shapes(params, static)
     table, whole = stage_costs.parts(params, static)
     for name, fn in {"whole step": whole, **table}.items():
         out = jax.eval_shape(fn, states, actions, jax.random.key(0))
         assert jax.tree.structure(out) == jax.tree.structure(states), name
-    rows = stage_costs.compile_costs(params, static, names={"whole step", "books"})
-    assert set(rows) == {"whole step", "books"}
-    assert rows["whole step"][2] > rows["books"][2] > 0
+    rows = stage_costs.compile_costs(params, static, names={"step", "books"}, worlds=2)
+    assert set(rows) == {"step", "books"}
+    assert rows["step"].kernels > rows["books"].kernels > 0
+    # the step writes at least its observation; a fresh output state costs more than a donated one
+    assert rows["step"].kb_per_world > rows["books"].kb_per_world > 0
+    assert rows["step"].kb_per_world_fresh > rows["step"].kb_per_world
 
 
 def test_xla_kernel_cost_counts_the_kernels_of_its_chain():
