@@ -1,7 +1,8 @@
 """The transition: docs/rules/step.md#the-pipeline's system order as one declared pipeline.
 
-Every stage is a system ``fn(state, actions, key, params, static) -> state`` (``System``); each
-gets its own key, and the deterministic ones ignore it. The order is the contract:
+Every stage is a system ``fn(state, actions, draws, params, static) -> state`` (``System``);
+``draws`` holds all of the step's uniforms, drawn once (``alem_core/draws.py``), and each system
+reads its own blocks of it; the deterministic ones ignore it. The order is the contract:
 * crafting, the Do phase and placing see the positions agents stood on at the start of the step
   (movement comes after them), so an agent crafts at the table it stands beside;
 * the Do phase resolves attacks on mobs before blocks, so a Do on a mob never mines under it;
@@ -29,13 +30,23 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
+from alem_core.draws import DrawBlock, Draws, draw_step
 from alem_core.observation.masking import acting
 from alem_core.params import Params, StaticParams
 from alem_core.rules.difficulty import episode_params
 from alem_core.rules.reward import reward_parts
-from alem_core.rules.specialisation import gate_draws
 from alem_core.scoring.metrics import cooperation_metrics
 from alem_core.state import State
+from alem_core.systems import (
+    chests,
+    crafting,
+    enchanting,
+    interaction,
+    mining_tasks,
+    mobs,
+    placement,
+    spawning,
+)
 from alem_core.systems.achievements import inventory_achievements
 from alem_core.systems.attack import attack_mobs
 from alem_core.systems.attributes import level_up
@@ -63,32 +74,31 @@ from alem_core.systems.trading import trade
 
 
 def do_phase(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """docs/rules/step.md#the-pipeline step 5: handover expiry, coordination gates, attacks,
     teammates, blocks, then chest loot (its own shared draws and CHEST_LOOT gate draws). One
     forager-gate draw per agent serves every gated Do this step (docs/rules/roles.md)."""
-    gate_key, sapling_key, solo_key, chest_key = jax.random.split(key, 4)
-    forager_u = gate_draws(gate_key, static)
+    forager_u = draws["do_gate"]
     state = expire_mining_handovers(state)
-    state, gate = gate_mining(state, actions, solo_key, params, static)
+    state, gate = gate_mining(state, actions, draws, params, static)
     state = attack_mobs(state, actions, forager_u, params, static)
     state = act_on_teammates(state, actions, params, static)
-    state = interact_blocks(state, actions, forager_u, sapling_key, params, static, *gate)
-    state = open_chests(state, actions, chest_key, params, static)
+    state = interact_blocks(state, actions, forager_u, draws["sapling"], params, static, *gate)
+    state = open_chests(state, actions, draws, params, static)
     return hit_boss(state, actions, static)
 
 
 def placing(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Blocks (gated, one draw per agent), then torches and plants."""
-    state = place_blocks(state, actions, gate_draws(key, static), params, static)
+    state = place_blocks(state, actions, draws["placing_gate"], params, static)
     return place_torches_and_plants(state, actions, static)
 
 
-System = Callable[[State, jax.Array, jax.Array, Params, StaticParams], State]
-"""``fn(state, actions, key, params, static) -> state``: every stage of the pipeline."""
+System = Callable[[State, jax.Array, Draws, Params, StaticParams], State]
+"""``fn(state, actions, draws, params, static) -> state``: every stage of the pipeline."""
 
 
 class Stage(NamedTuple):
@@ -127,6 +137,26 @@ PIPELINE: tuple[Stage, ...] = tuple(
 """The stages in order."""
 
 
+DRAW_BLOCKS: dict[str, DrawBlock] = {
+    **crafting.DRAWS,
+    **interaction.DRAWS,  # the Do phase
+    **mining_tasks.DRAWS,
+    **chests.DRAWS,
+    **placement.DRAWS,
+    **enchanting.DRAWS,
+    **mobs.DRAWS,
+    **spawning.DRAWS,
+}
+"""Every block of a step's one draw (``alem_core/draws.py``), gathered from the systems that
+read them, in stage order."""
+
+
+def step_draws(key: jax.Array, static: StaticParams) -> Draws:
+    """All of a step's uniforms from ``key``, cut into ``DRAW_BLOCKS`` (what every stage gets;
+    a test that runs one system alone passes the same)."""
+    return draw_step(key, DRAW_BLOCKS, static)
+
+
 def effective_actions(state: State, actions: jax.Array, static: StaticParams) -> jax.Array:
     """Dead, sleeping or resting agents act as NOOP; ids outside the space also become NOOP
     (the adapters reject them with a clear error before they get here)."""
@@ -152,8 +182,8 @@ def transition(
     """Advance the world one step for all agents at once; no observation is built.
 
     Args:
-        key: PRNG key for this step (split into one key per stage, used or not, so a stage's
-            draws do not depend on which other stages draw).
+        key: PRNG key for this step: all of its uniforms are drawn from it in one call
+            (``draw_step``), cut into the blocks of ``DRAW_BLOCKS``.
         state: the current state.
         actions: (P,) int action ids.
         params: gameplay parameters.
@@ -170,11 +200,11 @@ def transition(
     params = episode_params(params, state.alpha)  # randomised α drives the step too
     actions = effective_actions(state, actions, static)
     state = _count_steps(state)
-    keys = jax.random.split(key, len(PIPELINE))
+    draws = step_draws(key, static)
     health = {}
-    for stage, stage_key in zip(PIPELINE, keys, strict=True):
+    for stage in PIPELINE:
         with jax.named_scope(stage.name):  # names each stage's ops in profiles
-            state = stage.fn(state, actions, stage_key, params, static)
+            state = stage.fn(state, actions, draws, params, static)
         health[stage.name] = state.players.health
     parts = reward_parts(before, state, params, static)
     state = end_step(

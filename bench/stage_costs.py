@@ -39,7 +39,7 @@ import alem_core
 from alem_core.api import step
 from alem_core.observation.masking import action_mask
 from alem_core.observation.vector import observation
-from alem_core.pipeline import PIPELINE
+from alem_core.pipeline import PIPELINE, step_draws
 from alem_core.systems.lifecycle import end_step
 from alem_core.testing.rollout import random_legal_actions, random_rollout
 
@@ -62,7 +62,7 @@ def parts(params, static) -> dict:
 
     def stage_fn(stage):
         def one(state, actions, key):
-            return stage.fn(state, actions, key, params, static)
+            return stage.fn(state, actions, step_draws(key, static), params, static)
 
         return lambda s, a, k: jax.vmap(one)(s, a, jax.random.split(k, a.shape[0]))
 

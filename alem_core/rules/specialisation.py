@@ -123,17 +123,13 @@ def role_perk(table: np.ndarray, static: StaticParams) -> jax.Array:
     return jnp.asarray(table)[roles(static)]
 
 
-def gate_draws(key: jax.Array, static: StaticParams) -> jax.Array:
-    """(P,) uniforms for one subsystem's role gates: one draw per agent per step."""
-    return jax.random.uniform(key, (static.player_count,))
-
-
 def passes_gate_with(
     required_role: jax.Array | int, u: jax.Array, params: Params, static: StaticParams
 ) -> jax.Array:
     """(P,) bool: each agent passes the gate of a job needing ``required_role`` (-1: ungated).
 
-    ``required_role`` is a scalar or (P,) role id; ``u`` (P,) the subsystem's ``gate_draws``.
+    ``required_role`` is a scalar or (P,) role id; ``u`` (P,) the subsystem's gate block of the
+    step's draws (``alem_core/draws.py``).
     """
     holder = roles(static) == required_role
     soft_pass = jnp.where(

@@ -14,6 +14,7 @@ import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Inv
 from alem_core.dense import column_table, spread
+from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 
@@ -47,7 +48,7 @@ _THRESHOLDS = np.array([row[2] for row in INVENTORY_ACHIEVEMENTS], np.int32)
 
 
 def inventory_achievements(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Unlock every achievement whose inventory condition holds now."""
     players = state.players

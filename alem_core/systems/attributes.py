@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
+from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 
@@ -29,7 +30,7 @@ def can_level_up(state: State) -> jax.Array:
 
 
 def level_up(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Raise the chosen attribute by one if xp >= 1 and it is below ``max_attribute``."""
     players = state.players

@@ -36,7 +36,8 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Block
-from alem_core.dense import raise_flags
+from alem_core.dense import raise_flags, take_row
+from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import (
     BOSS_FLOOR,
@@ -59,7 +60,8 @@ def boss_vulnerable(state: State) -> jax.Array:
     """() bool: on the boss floor, the wave timer is <= 0 and no melee or ranged mob is alive
     on the floor. The one test behind the Do rule and the observation's floor info."""
     floor = state.world.floor
-    hostiles = state.mobs.melee.alive[floor].any() | state.mobs.ranged.alive[floor].any()
+    mobs = state.mobs
+    hostiles = take_row(mobs.melee.alive, floor).any() | take_row(mobs.ranged.alive, floor).any()
     return on_boss_floor(state) & (state.world.boss_timer <= 0) & ~hostiles
 
 
@@ -92,7 +94,7 @@ def hit_boss(state: State, actions: jax.Array, static: StaticParams) -> State:
 
 
 def boss_bookkeeping(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """docs/rules/step.md#the-pipeline stage 13: the wave timer counts down on the boss floor; a
     defeated boss gives DEFEAT_NECROMANCER to every player."""

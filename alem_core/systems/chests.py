@@ -28,9 +28,10 @@ import numpy as np
 
 from alem_core.constants import NUM_INV, Achievement, Block, Inv
 from alem_core.dense import raise_flags, set_column
+from alem_core.draws import DrawBlock, Draws, per_player
 from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
-from alem_core.rules.specialisation import JOB_ROLE, NO_ROLE, gate_draws, passes_gate_with
+from alem_core.rules.specialisation import JOB_ROLE, NO_ROLE, passes_gate_with
 from alem_core.rules.tables import FLOOR_ENTER_ACHIEVEMENT
 from alem_core.state import State
 from alem_core.systems.consumables import POTION_COLUMNS
@@ -107,14 +108,18 @@ def _loot_arrays() -> dict[str, np.ndarray]:
 LOOT = _loot_arrays()
 """Chest loot rows as arrays: chance (R,), option column / cdf / low / high (R, K),
 keeps_best (R,), floors (R, 9) and first_only (R,)."""
+CHEST_DRAWS_PER_ROW = 3
+"""Per loot row and step: hit, option, amount."""
+DRAWS = {
+    "chest_gate": per_player("Do phase: each agent's chest-loot role gate"),
+    "chest_loot": DrawBlock(
+        lambda s: (len(CHEST_LOOT), CHEST_DRAWS_PER_ROW),
+        "Do phase: per loot row, hit, option and amount, shared by every opener",
+    ),
+}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
 LOOT_ROLE = np.array([JOB_ROLE[row[3]] if row[3] else NO_ROLE for row in CHEST_LOOT], np.int32)
 """(R,) role gate of each loot row, from the one gate table (-1: anyone)."""
-DRAWS_PER_ROW = 3
-
-
-def draw_chest_loot(key: jax.Array) -> jax.Array:
-    """(R, 3) shared uniforms of one step: per loot row, hit, option and amount."""
-    return jax.random.uniform(key, (len(LOOT_ROLE), DRAWS_PER_ROW))
 
 
 def chest_loot(
@@ -123,7 +128,8 @@ def chest_loot(
     """The loot of one step, a pure function of the draws.
 
     Args:
-        draws: (R, 3) uniforms in [0, 1) (``draw_chest_loot``).
+        draws: (R, 3) uniforms in [0, 1): per loot row, hit, option and amount
+            (the step's ``chest_loot`` block, ``alem_core/draws.py``).
         floor: () current floor.
         first: (P,) bool this is the player's first chest on ``floor``.
         receives: (P, R) bool the player opens a chest and passes row r's gate.
@@ -152,17 +158,16 @@ def chest_loot(
 
 
 def open_chests(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Resolve every player's Do on a chest: loot, first-chest tracking, CHEST -> PATH."""
     facts = do_targets(state, actions, static)
     opens = facts["on"] & (facts["block"] == Block.CHEST)
-    loot_key, gate_key = jax.random.split(key)
-    u = gate_draws(gate_key, static)
+    u = draws["chest_gate"]
     passes = jnp.stack([passes_gate_with(int(r), u, params, static) for r in LOOT_ROLE], axis=1)
     players, floor = state.players, state.world.floor
     first = ~players.chest_opened[:, floor]
-    added, level = chest_loot(draw_chest_loot(loot_key), floor, first, opens[:, None] & passes)
+    added, level = chest_loot(draws["chest_loot"], floor, first, opens[:, None] & passes)
     players = players.replace(
         inventory=jnp.maximum(players.inventory + added, level),
         chest_opened=set_column(players.chest_opened, floor, ~first | opens),

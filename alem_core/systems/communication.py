@@ -12,12 +12,13 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import comm_base
+from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.state import State
 
 
 def send_messages(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Set each sender's message to one-hot(channel); everyone else's to zeros."""
     channels = static.num_comm_channels

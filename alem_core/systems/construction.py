@@ -25,6 +25,7 @@ import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, Block
 from alem_core.dense import raise_flags
+from alem_core.draws import Draws
 from alem_core.grid import (
     NEIGHBOURS_8,
     add_light_patches,
@@ -129,7 +130,7 @@ def _handovers(state: State, f: _Facts):
 
 
 def build(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """docs/rules/step.md#the-pipeline step 7: expiries, then every BUILD_* of this step, all types
     at once."""

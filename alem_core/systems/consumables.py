@@ -24,6 +24,7 @@ import numpy as np
 
 from alem_core.constants import NUM_POTIONS, Achievement, Action, Inv
 from alem_core.dense import add_to_column, raise_flags
+from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.rules.item_tables import POTION_AMOUNT, POTION_STAT
 from alem_core.state import State
@@ -59,7 +60,7 @@ def potion_changes(colour: jax.Array, drinks: jax.Array, potion_effect: jax.Arra
 
 
 def drink_potions(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Resolve every DRINK_POTION_* action: one potion each, the episode's effect applied."""
     players = state.players
@@ -82,7 +83,7 @@ def drink_potions(
 
 
 def read_books(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Resolve READ_BOOK: one book consumed, the spell learned, LEARN_SPELL."""
     players = state.players

@@ -21,6 +21,7 @@ import numpy as np
 
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
 from alem_core.dense import raise_flags, set_column
+from alem_core.draws import Draws, per_player
 from alem_core.grid import (
     NEIGHBOURS_8,
     adjacent_block,
@@ -29,7 +30,6 @@ from alem_core.grid import (
 from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import (
     ACTION_ROLE,
-    gate_draws,
     may_pass_gate,
     passes_gate_with,
 )
@@ -47,6 +47,9 @@ from alem_core.rules.tables import (
     RECIPE_TABLE,
 )
 from alem_core.state import State
+
+DRAWS = {"crafting_gate": per_player("crafting: each agent's role gate")}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
 
 RECIPE_ROLE = ACTION_ROLE[RECIPE_ACTION]
 """(R,) role gate of each recipe, from the one gate table."""
@@ -126,10 +129,10 @@ def _co_crafters_met(
 
 
 def craft(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
-    """Apply every agent's crafting action, drawing each agent's crafting gate from ``key``."""
-    return craft_with_draws(state, actions, gate_draws(key, static), params, static)
+    """Apply every agent's crafting action; the role gates read the ``crafting_gate`` draws."""
+    return craft_with_draws(state, actions, draws["crafting_gate"], params, static)
 
 
 def craft_with_draws(

@@ -31,11 +31,18 @@ import numpy as np
 
 from alem_core.constants import NUM_BLOCKS, Achievement, Action, Block, Inv
 from alem_core.dense import add_to_column, raise_flags, set_column
+from alem_core.draws import Draws, per_player
 from alem_core.grid import adjacent_block, cell_values, faced_cell
 from alem_core.params import Params, StaticParams
 from alem_core.rules.item_tables import ENCHANT_MANA, ENCHANT_TABLES
-from alem_core.rules.specialisation import ACTION_ROLE, gate_draws, may_pass_gate, passes_gate_with
+from alem_core.rules.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
 from alem_core.state import Players, State
+
+DRAWS = {
+    "enchant_gate": per_player("enchanting: each agent's role gate"),
+    "enchant_slot": per_player("enchanting: which armour piece"),
+}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
 
 ENCHANT_ACTIONS = (Action.ENCHANT_SWORD, Action.ENCHANT_BOW, Action.ENCHANT_ARMOUR)
 """The enchant actions, in the column order of ``can_enchant``."""
@@ -87,11 +94,10 @@ def armour_slot(enchant: jax.Array, element: jax.Array, u: jax.Array) -> jax.Arr
 
 
 def enchant(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Resolve ENCHANT_SWORD, ENCHANT_BOW and ENCHANT_ARMOUR for every player."""
     players = state.players
-    gate_key, slot_key = jax.random.split(key)
     which = jnp.argmax(actions[:, None] == jnp.asarray(ENCHANT_ACTIONS)[None], axis=1)
     wants = (actions[:, None] == jnp.asarray(ENCHANT_ACTIONS)[None]).any(1)
     block = cell_values(state.world.block, faced_cell(players), static, Block.OUT_OF_BOUNDS)
@@ -100,10 +106,8 @@ def enchant(
     p = jnp.arange(static.player_count)
     ok = wants & (element > 0) & (players.inventory[p, gem] >= 1)
     ok &= can_enchant(state, params, static)[p, which]
-    ok &= passes_gate_with(
-        jnp.asarray(ENCHANT_ROLE)[which], gate_draws(gate_key, static), params, static
-    )
-    slot = armour_slot(players.armour_enchant, element, jax.random.uniform(slot_key, p.shape))
+    ok &= passes_gate_with(jnp.asarray(ENCHANT_ROLE)[which], draws["enchant_gate"], params, static)
+    slot = armour_slot(players.armour_enchant, element, draws["enchant_slot"])
     ok &= (which != ARMOUR) | (slot >= 0)
     sword, bow, armour = (ok & (which == k) for k in (SWORD, BOW, ARMOUR))
     armour_enchant = set_column(players.armour_enchant, jnp.where(armour, slot, 4), element)

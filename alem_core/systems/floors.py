@@ -6,8 +6,8 @@ deepest), players (pos, ENTER_* achievements, xp), handovers (all wiped: constru
 refunded and their half-built sites reverted, decision 5).
 
 The hot maps go back to the stack and the new floor's come out only when the team moves
-(``World.change_floor``): a dropped out-of-range write and a select over the hot maps
-otherwise, because under ``vmap`` a ``lax.cond`` would select over the whole stack.
+(``World.change_floor``); a batch of worlds branches once on whether any of them moved
+(``state/floor_stack.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action, Item
-from alem_core.dense import raise_flags
+from alem_core.dense import raise_flags, take_row
+from alem_core.draws import Draws
 from alem_core.grid import cell_values
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import ENTER_XP, FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR
@@ -30,7 +31,7 @@ DOWN, UP = 0, 1
 
 def floor_cleared(state: State) -> jax.Array:
     """() bool: enough monsters were killed on the current floor to open its down ladder."""
-    return state.world.kills[state.world.floor] >= MONSTERS_TO_CLEAR_FLOOR
+    return take_row(state.world.kills, state.world.floor) >= MONSTERS_TO_CLEAR_FLOOR
 
 
 def can_descend(state: State, static: StaticParams) -> jax.Array:
@@ -49,7 +50,7 @@ def can_ascend(state: State, static: StaticParams) -> jax.Array:
 def _arrive(state: State, new_floor: jax.Array, moved: jax.Array, arrival: jax.Array) -> State:
     """Players on their arrival cells; ENTER_* for everyone, +XP on a first visit."""
     players = state.players
-    enter = jnp.asarray(FLOOR_ENTER_ACHIEVEMENT)[new_floor]
+    enter = take_row(FLOOR_ENTER_ACHIEVEMENT, new_floor)
     gets = moved & (enter >= 0)
     column = jnp.clip(enter, 0, players.achievements.shape[1] - 1)
     first = gets & ~players.achievements[:, column]
@@ -64,7 +65,7 @@ def _arrive(state: State, new_floor: jax.Array, moved: jax.Array, arrival: jax.A
 
 
 def change_floor(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """If any player descends validly the team goes down, else if any ascends it goes up."""
     down = ((actions == Action.DESCEND) & can_descend(state, static)).any()
@@ -81,5 +82,5 @@ def change_floor(
     plants = state.plants
     block = ripen(world.block, plants, plants.age, moved & (new_floor == OVERWORLD))
     world = world.replace(block=block, deepest=jnp.maximum(world.deepest, new_floor))
-    arrival = world.ladders[new_floor, jnp.where(down, UP, DOWN)]
+    arrival = take_row(world.ladders, new_floor)[jnp.where(down, UP, DOWN)]
     return _arrive(state.replace(world=world), new_floor, moved, arrival)

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv
 from alem_core.dense import add_to_column, raise_flags
+from alem_core.draws import per_player
 from alem_core.grid import (
     cell_values,
     faced_cell,
@@ -45,6 +46,13 @@ from alem_core.rules.tables import (
 )
 from alem_core.state import State
 from alem_core.systems.intrinsics import capacities
+
+DRAWS = {
+    "do_gate": per_player("Do phase: the forager gate shared by every gated Do"),
+    "sapling": per_player("Do phase: grass gives a sapling"),
+}
+"""The step's uniforms the Do phase's block interactions read (``alem_core/draws.py``); the
+forager gate also serves the attack on passive mobs."""
 
 
 def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
@@ -74,13 +82,14 @@ def interact_blocks(
     state: State,
     actions: jax.Array,
     forager_u: jax.Array,
-    key: jax.Array,
+    sapling_u: jax.Array,
     params: Params,
     static: StaticParams,
     allowed: jax.Array | None = None,
     multiplier: jax.Array | None = None,
 ) -> State:
-    """Resolve every player's Do on a block. ``forager_u`` (P,) is the Do phase's gate draw;
+    """Resolve every player's Do on a block. ``forager_u`` (P,) is the Do phase's gate draw,
+    ``sapling_u`` (P,) its sapling rolls;
     ``allowed`` / ``multiplier`` (P,) come from the coordination gate (``mining_tasks``)."""
     facts = do_targets(state, actions, static)
     on, block, cell = facts["on"], facts["block"], facts["cell"]
@@ -101,7 +110,7 @@ def interact_blocks(
     occupied = occupied if allowed is None else occupied & allowed
     sapling = (on | occupied) & (block == Block.GRASS)
     sapling &= passes_gate_with(JOB_ROLE["sapling"], forager_u, params, static)
-    sapling &= jax.random.uniform(key, (static.player_count,)) < SAPLING_CHANCE
+    sapling &= sapling_u < SAPLING_CHANCE
     inventory = add_to_column(inventory, Inv.SAPLING, sapling)
     drinks = (on | occupied) & ((block == Block.WATER) | (block == Block.FOUNTAIN))
     drinks &= passes_gate_with(JOB_ROLE["drink"], forager_u, params, static)

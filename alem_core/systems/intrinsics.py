@@ -14,6 +14,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import MAX_INVENTORY, Achievement, Action, Block
 from alem_core.dense import raise_flags
+from alem_core.draws import Draws
 from alem_core.grid import adjacent_block
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import BOSS_FLOOR
@@ -38,7 +39,7 @@ def capacities(players: Players, static: StaticParams) -> dict[str, jax.Array]:
 
 
 def start_sleep_and_rest(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """SLEEP starts sleep if energy < max; REST starts rest if health < max
     (docs/rules/survival.md#sleep-and-rest)."""
@@ -100,7 +101,7 @@ def _regeneration(
 
 
 def update_intrinsics(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """One step of waking, needs, regeneration and mana, for alive players
     (docs/rules/survival.md#needs-and-regeneration).
@@ -167,7 +168,7 @@ def _stop_resting(players: Players, static: StaticParams) -> Players:
 
 
 def clamp_intrinsics(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Clamp inventory to ``MAX_INVENTORY`` and intrinsics to [0, max]; god mode keeps health
     at ``GOD_MODE_MIN_HEALTH`` or more."""

@@ -26,12 +26,16 @@ import numpy as np
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Block, Inv
 from alem_core.dense import raise_flags
+from alem_core.draws import Draws, per_player
 from alem_core.grid import cell_values, lower_index_claims, write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import COORD_ELIGIBLE
 from alem_core.state import State
 from alem_core.systems.handovers import MINING, add_entries, close_rows, open_entry_at
 from alem_core.systems.interaction import can_mine, do_targets
+
+DRAWS = {"solo": per_player("Do phase: a soft sync cell mined alone")}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
 
 _RESOURCE_ACHIEVEMENTS = {
     Inv.STONE: ("STONE", Block.STONE),
@@ -63,7 +67,7 @@ def _one_hot(ids: jax.Array) -> jax.Array:
     return ids[:, None] == jnp.arange(NUM_ACHIEVEMENTS)[None, :]
 
 
-def _sync(state: State, facts: dict, value: jax.Array, soft: jax.Array, key, params: Params):
+def _sync(state: State, facts: dict, value: jax.Array, soft: jax.Array, solo_u, params: Params):
     """(allowed, multiplier, achievements (P, A), counters) for sync cells."""
     on, cell, block = facts["on"], facts["cell"], facts["block"]
     sync = on & (value > 0)
@@ -71,7 +75,7 @@ def _sync(state: State, facts: dict, value: jax.Array, soft: jax.Array, key, par
     same = (cell[:, None, :] == cell[None, :, :]).all(-1) & sync[None, :]
     k = jnp.where(sync, same.sum(axis=1), 0)
     met = sync & (k >= value)
-    solo_ok = jax.random.uniform(key, k.shape) >= params.soft_solo_fail_prob
+    solo_ok = solo_u >= params.soft_solo_fail_prob
     allowed = ~sync | met | (soft & solo_ok)
     multiplier = jnp.where(met, k * (k + 1) // 2, 1)
     mined = sync & allowed & can_mine(state, block)
@@ -126,14 +130,17 @@ def _handover(state: State, facts: dict, value: jax.Array):
 
 
 def gate_mining(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> tuple[State, MiningGate]:
-    """Apply the coordination rules to this step's Do on blocks (before any mining happens)."""
+    """Apply the coordination rules to this step's Do on blocks (before any mining happens);
+    reads the ``solo`` block of the step's draws."""
     facts = do_targets(state, actions, static)
     value = cell_values(state.world.coord, facts["cell"], static, 0)
     value = jnp.where(facts["on"] & jnp.asarray(COORD_ELIGIBLE)[facts["block"]], value, 0)
     soft = cell_values(state.world.soft, facts["cell"], static, False)
-    allowed, multiplier, unlocked, counters = _sync(state, facts, value, soft, key, params)
+    allowed, multiplier, unlocked, counters = _sync(
+        state, facts, value, soft, draws["solo"], params
+    )
     state, handover_ok, completes, setups = _handover(state, facts, value)
     coord = write_cells(state.world.coord, facts["cell"], jnp.zeros_like(value), completes)
     achievements = state.players.achievements | unlocked

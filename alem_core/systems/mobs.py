@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import NUM_BLOCKS, Block, MobClass
+from alem_core.draws import DrawBlock, Draws
 from alem_core.grid import DIRECTIONS, in_bounds
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import BOSS_DAMAGE_MULTIPLIER, BOSS_FLOOR
@@ -64,6 +65,14 @@ from alem_core.systems.projectiles import (
     move_player_projectiles,
 )
 
+DRAWS = {
+    "mobs": DrawBlock(
+        lambda s: ((s.max_melee_mobs + s.max_passive_mobs + s.max_ranged_mobs) * s.player_count, 4),
+        "mobs: four per melee, passive and ranged slot",
+    )
+}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
+
 RANGED_APPROACH_GAP = 6
 """A ranged mob approaches at a gap >= 6 and shoots below it."""
 RANGED_RETREAT_GAP = 3
@@ -86,12 +95,12 @@ STEPS = DIRECTIONS[1:]
 
 
 def update_mobs(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Advance every mob and projectile on the team's floor by one step.
 
     Args:
-        key: PRNG key for this step's mob decisions.
+        draws: the step's uniforms; reads the ``mobs`` block.
         state: the state after player movement.
         params: gameplay params (``mob_despawn_distance``, ``friendly_fire``).
         static: shapes.
@@ -110,9 +119,7 @@ def update_mobs(
         floor=floor,
     )
     n_melee, n_passive = frame.mobs.melee.alive.shape[0], frame.mobs.passive.alive.shape[0]
-    n_ranged = frame.mobs.ranged.alive.shape[0]
-    # One draw for all decisions: four uniforms per mob slot.
-    u = jax.random.uniform(key, (n_melee + n_passive + n_ranged, 4))
+    u = draws["mobs"]  # four uniforms per melee, passive and ranged slot
     frame = _update_melee(frame, u[:n_melee], params, static)
     frame = _update_passive(frame, u[n_melee : n_melee + n_passive], params, static)
     frame = _update_ranged(frame, u[n_melee + n_passive :], params, static)

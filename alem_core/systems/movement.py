@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action, Block
+from alem_core.draws import Draws
 from alem_core.grid import DIRECTIONS, cell_values, in_bounds, mob_at, player_at
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import WALKABLE
@@ -44,7 +45,7 @@ def can_enter(state: State, target: jax.Array, static: StaticParams) -> jax.Arra
 
 
 def move_players(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Apply the move actions of all players simultaneously."""
     players = state.players

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item
 from alem_core.dense import add_to_column, raise_flags
+from alem_core.draws import per_player
 from alem_core.grid import (
     add_light_patches,
     cell_values,
@@ -34,6 +35,9 @@ from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import ACTION_ROLE, may_pass_gate, passes_gate_with
 from alem_core.rules.tables import ITEM_PLACEABLE, WALKABLE
 from alem_core.state import State
+
+DRAWS = {"placing_gate": per_player("placing: each agent's role gate")}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
 
 BLOCK_PLACEMENTS = (
     # action, block placed, cost column, cost, may also fill water, achievement (role: ACTION_ROLE)

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Block
+from alem_core.draws import Draws
 from alem_core.grid import write_cells
 from alem_core.params import Params, StaticParams
 from alem_core.rules.tables import RIPE_AGE
@@ -22,7 +23,7 @@ OVERWORLD = 0
 
 
 def grow_plants(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Age every planted slot; a plant block whose slot reached ``RIPE_AGE`` becomes ripe."""
     plants = state.plants

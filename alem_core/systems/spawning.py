@@ -25,6 +25,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block, MobClass
+from alem_core.dense import take_row
+from alem_core.draws import DrawBlock, Draws
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import BOSS_WAVE_CHANCE_MULTIPLIER
 from alem_core.rules.tables import (
@@ -42,6 +44,9 @@ from alem_core.rules.tables import (
 )
 from alem_core.state import Entities, State
 from alem_core.systems.boss import on_boss_floor, wave_cells, wave_in_progress, wave_types
+
+DRAWS = {"spawning": DrawBlock(lambda s: (3, 2), "spawning: per class, the roll and the cell")}
+"""The step's uniforms this system reads (``alem_core/draws.py``)."""
 
 PASSIVE_MIN_DISTANCE = 3
 """Passive mobs spawn at Euclidean distance 3 < d < mob_despawn_distance."""
@@ -81,27 +86,28 @@ def _plans(state: State, static: StaticParams) -> tuple[_Plan, _Plan, _Plan]:
     world = state.world
     floor = world.floor
     p = static.player_count
-    uncleared = jnp.where(world.kills[floor] < MONSTERS_TO_CLEAR_FLOOR, UNCLEARED_MULTIPLIER, 1.0)
+    cleared = take_row(world.kills, floor) >= MONSTERS_TO_CLEAR_FLOOR
+    uncleared = jnp.where(cleared, 1.0, UNCLEARED_MULTIPLIER)
     night = jnp.where(floor == 0, NIGHT_MELEE_CHANCE * (1.0 - world.daylight) ** 2, 0.0)
-    dungeon = jnp.asarray(FLOOR_IS_DUNGEON)[floor]
+    dungeon = take_row(FLOOR_IS_DUNGEON, floor)
     passive = _Plan(
         MobClass.PASSIVE,
-        jnp.asarray(FLOOR_PASSIVE_TYPE)[floor],
-        jnp.asarray(FLOOR_PASSIVE_CHANCE)[floor] * p,
+        take_row(FLOOR_PASSIVE_TYPE, floor),
+        take_row(FLOOR_PASSIVE_CHANCE, floor) * p,
         NO_CAP,
         PASSIVE_MIN_DISTANCE,
     )
     melee = _Plan(
         MobClass.MELEE,
-        jnp.asarray(FLOOR_MELEE_TYPE)[floor],
-        (jnp.asarray(FLOOR_MELEE_CHANCE)[floor] + night) * p * uncleared,
+        take_row(FLOOR_MELEE_TYPE, floor),
+        (take_row(FLOOR_MELEE_CHANCE, floor) + night) * p * uncleared,
         jnp.where(dungeon, DUNGEON_MELEE_CAP, NO_CAP),
         HOSTILE_MIN_DISTANCE,
     )
     ranged = _Plan(
         MobClass.RANGED,
-        jnp.asarray(FLOOR_RANGED_TYPE)[floor],
-        jnp.asarray(FLOOR_RANGED_CHANCE)[floor] * p * uncleared,
+        take_row(FLOOR_RANGED_TYPE, floor),
+        take_row(FLOOR_RANGED_CHANCE, floor) * p * uncleared,
         jnp.where(dungeon, DUNGEON_RANGED_CAP, NO_CAP),
         HOSTILE_MIN_DISTANCE,
     )
@@ -128,12 +134,12 @@ def _boss_plans(
 
 
 def spawn_mobs(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Maybe add one passive, one melee and one ranged mob on the team's floor.
 
     Args:
-        key: PRNG key for this step's spawning.
+        draws: the step's uniforms; reads the ``spawning`` block.
         state: the state after the mob update.
         params: gameplay params (``mob_despawn_distance``, ``mob_health_multiplier``).
         static: shapes.
@@ -142,7 +148,7 @@ def spawn_mobs(
         The state with at most one new mob per class.
     """
     floor = state.world.floor
-    u = jax.random.uniform(key, (3, 2))  # per class: spawn roll, cell draw
+    u = draws["spawning"]  # per class: spawn roll, cell draw
     plans = _plans(state, static)
     base = _eligible_cells(state, plans, params, static)
     # One reduction counts every class's eligible cells per row (one pass over the map instead
@@ -205,9 +211,9 @@ def _occupied(state: State, static: StaticParams) -> jax.Array:
     """(H, W) bool: cells holding a player (alive or dead) or a live mob on the current floor."""
     floor = state.world.floor
     classes = (state.mobs.melee, state.mobs.passive, state.mobs.ranged)
-    pos = jnp.concatenate([state.players.pos] + [e.pos[floor] for e in classes])
+    pos = jnp.concatenate([state.players.pos] + [take_row(e.pos, floor) for e in classes])
     present = jnp.concatenate(
-        [jnp.ones(state.players.alive.shape, bool)] + [e.alive[floor] for e in classes]
+        [jnp.ones(state.players.alive.shape, bool)] + [take_row(e.alive, floor) for e in classes]
     )
     rows = jnp.where(present, pos[:, 0], static.map_size[0])  # absent -> dropped
     return jnp.zeros(static.map_size, bool).at[rows, pos[:, 1]].set(True, mode="drop")
@@ -238,7 +244,7 @@ def _spawn_one(
     Returns:
         The updated entities and the (2,) cell used (off the map when nothing spawned).
     """
-    alive = ents.alive[floor]
+    alive = take_row(ents.alive, floor)
     cell, count = _sample_cell(eligible, row_counts, u)
     room = (alive.sum() < plan.cap) & ~alive.all()
     spawn = go & room & (count > 0)

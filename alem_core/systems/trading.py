@@ -37,6 +37,7 @@ from alem_core.constants import (
     num_give_slots,
 )
 from alem_core.dense import add_to_column, raise_flags, set_column
+from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.state import Players, State
 from alem_core.systems.intrinsics import capacities
@@ -159,7 +160,7 @@ def update_requests(state: State, actions: jax.Array) -> State:
 
 
 def trade(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """docs/rules/step.md#the-pipeline steps 15-16: GIVE transfers, then requests."""
     return update_requests(give(state, actions, static), actions)

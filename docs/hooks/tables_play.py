@@ -150,6 +150,16 @@ def pipeline_stages() -> str:
     return md_table(("#", "stage", "module", "what it does"), rows)
 
 
+def draw_blocks() -> str:
+    """The blocks of a step's one random draw, their shapes for the default world, who reads."""
+    static = params.StaticParams()
+    rows = [
+        (f"`{name}`", " x ".join(map(str, block.shape(static))), block.reader)
+        for name, block in pipeline.DRAW_BLOCKS.items()
+    ]
+    return md_table(("block", "shape (default world)", "read by"), rows)
+
+
 def key_table() -> str:
     """The keyboard bindings of ``alem-play`` for 3 players and 4 comm channels."""
     rows = []
@@ -205,6 +215,7 @@ GENERATORS = {
     "presets": presets,
     "alpha_derived": alpha_derived,
     "pipeline": pipeline_stages,
+    "draw_blocks": draw_blocks,
     "keys": key_table,
     "static_params": static_params,
     "env_kwargs": env_kwargs,

@@ -21,13 +21,13 @@ from alem_core.systems.boss import on_boss_floor, wave_cells
 
 
 def spawn_mobs(
-    state: State, actions: jax.Array, key: jax.Array, params: Params, static: StaticParams
+    state: State, actions: jax.Array, draws: dict, params: Params, static: StaticParams
 ) -> State:
     """``spawning.spawn_mobs`` before the batched row counts: each class builds its eligible
     map from a ``free`` map that the earlier classes' spawns updated, and counts it alone."""
     floor = state.world.floor
     block = state.world.block
-    u = jax.random.uniform(key, (3, 2))
+    u = draws["spawning"]
     dist2 = spawning._nearest_player_distance2(state, static)
     free = ~spawning._occupied(state, static)
     ground = jnp.isin(block, jnp.asarray(np.flatnonzero(MOB_SPAWN_TILE)))
@@ -55,5 +55,5 @@ def spawn_mobs(
 
 
 STAGES = {"spawning": spawn_mobs}
-"""Stage name in ``pipeline.PIPELINE`` -> its reference ``fn(state, actions, key, params,
+"""Stage name in ``pipeline.PIPELINE`` -> its reference ``fn(state, actions, draws, params,
 static)``."""

@@ -13,7 +13,7 @@ import pytest
 from alem_core.constants import Achievement, Action, Facing, Inv, Role
 from alem_core.observation.masking import action_mask
 from alem_core.params import Params, make_params
-from alem_core.pipeline import PIPELINE
+from alem_core.pipeline import do_phase, step_draws
 from alem_core.rules.specialisation import ACTION_ROLE, JOB_ROLE, describe_roles, roles
 from alem_core.systems.combat import player_melee_damage
 from alem_core.systems.intrinsics import capacities
@@ -66,7 +66,11 @@ def _drinking_team(params):
     return state.replace(players=state.players.replace(facing=jnp.full(3, Facing.UP, jnp.int32)))
 
 
-DO_PHASE = {stage.name: stage for stage in PIPELINE}["do_phase"].fn
+def DO_PHASE(state, actions, key, params, static):  # noqa: N802 (reads as the stage)
+    """The Do phase with the draws the step would give it from ``key``."""
+    return do_phase(state, actions, step_draws(key, static), params, static)
+
+
 DO_ALL = jnp.full(3, Action.DO, jnp.int32)
 
 

@@ -97,7 +97,7 @@ def test_spawning_matches_reference_on_many_draws():
     fast_stage = next(s.fn for s in pipeline.PIPELINE if s.name == "spawning")
 
     def both(state, key):
-        args = (state, None, key, PARAMS, STATIC)
+        args = (state, None, pipeline.step_draws(key, STATIC), PARAMS, STATIC)
         return fast_stage(*args), STAGES["spawning"](*args)
 
     per_state = jax.vmap(both, in_axes=(None, 0))

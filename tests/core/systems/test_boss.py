@@ -17,6 +17,7 @@ import alem_core
 from alem_core.constants import Achievement, Action, Block
 from alem_core.observation.vector import floor_info
 from alem_core.params import Params, StaticParams
+from alem_core.pipeline import step_draws
 from alem_core.pixels import pixel_observation
 from alem_core.pixels.view import shown_blocks
 from alem_core.rules.boss_tables import BOSS_FLOOR, BOSS_WAVE_TIMER
@@ -194,7 +195,9 @@ def test_defeat_ends_the_episode_as_a_win_through_the_pipeline():
 
 @pytest.fixture(scope="module")
 def spawn():
-    return jax.jit(lambda k, s, p, st: spawn_mobs(s, None, k, p, st), static_argnums=3)
+    return jax.jit(
+        lambda k, s, p, st: spawn_mobs(s, None, step_draws(k, st), p, st), static_argnums=3
+    )
 
 
 def live_cells(state, mob_class: str) -> list[tuple[int, int]]:

@@ -15,6 +15,7 @@ import pytest
 
 from alem_core.constants import NUM_INV, Achievement, Action, Block, Facing, Inv
 from alem_core.params import Params, StaticParams
+from alem_core.pipeline import step_draws
 from alem_core.systems.chests import CHEST_LOOT, chest_loot, open_chests
 from alem_core.testing import hand_built_state, with_inventory
 from alem_core.testing.rollout import compiled
@@ -35,7 +36,9 @@ POTIONS = list(range(Inv.POTION_RED, Inv.POTION_YELLOW + 1))
 
 loot = jax.jit(chest_loot)
 open_run = jax.jit(
-    lambda state, actions, key, params: open_chests(state, actions, key, params, FLOORS5)
+    lambda state, actions, key, params: open_chests(
+        state, actions, step_draws(key, FLOORS5), params, FLOORS5
+    )
 )
 
 

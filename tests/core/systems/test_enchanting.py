@@ -17,6 +17,7 @@ import pytest
 from alem_core.constants import Achievement, Action, Facing, Inv
 from alem_core.observation.masking import action_mask
 from alem_core.params import Params
+from alem_core.pipeline import step_draws
 from alem_core.systems.enchanting import ENCHANT_ACTIONS, armour_slot, enchant
 from alem_core.testing import hand_built_state, with_inventory
 
@@ -28,7 +29,11 @@ NOOP = Action.NOOP
 HARD = Params(shared_reward=False)
 FIRE, ICE = 1, 2
 
-run = jax.jit(lambda state, actions, key, params: enchant(state, actions, key, params, SMALL))
+run = jax.jit(
+    lambda state, actions, key, params: enchant(
+        state, actions, step_draws(key, SMALL), params, SMALL
+    )
+)
 mask_of = jax.jit(lambda state, params: action_mask(state, params, SMALL))
 
 
@@ -200,6 +205,6 @@ def _enchant_trials(key, params):
     )
     state = base.replace(players=players)
     actions = jax.random.choice(k[5], jnp.array(ENCHANT_ACTIONS, jnp.int32), (3,))
-    after = enchant(state, actions, k[6], params, SMALL)
+    after = enchant(state, actions, step_draws(k[6], SMALL), params, SMALL)
     offered = action_mask(state, params, SMALL)[jnp.arange(3), actions]
     return after.players.mana != state.players.mana, offered

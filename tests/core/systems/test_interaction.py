@@ -30,6 +30,8 @@ POSITIONS = [(2, 2), (2, 4), (4, 2)]
 FACING = [Facing.UP, Facing.UP, Facing.RIGHT]
 DO_ALL = jnp.array([Action.DO] * 3)
 KEY = jax.random.key(0)
+SAPLING = jax.random.uniform(KEY, (3,))
+"""The three agents' sapling rolls (the Do phase's ``sapling`` draws)."""
 PASS = jnp.zeros(3)  # gate draws that pass every soft gate
 
 
@@ -38,17 +40,17 @@ def _state(small, params, **kw):
 
 
 def test_tree_gives_wood_and_becomes_grass(small, params):
-    state = interact_blocks(_state(small, params), DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(_state(small, params), DO_ALL, PASS, SAPLING, params, small)
     assert state.players.inventory[0, Inv.WOOD] == 1
     assert state.world.block[1, 2] == Block.GRASS
 
 
 def test_stone_needs_pickaxe(small, params):
-    state = interact_blocks(_state(small, params), DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(_state(small, params), DO_ALL, PASS, SAPLING, params, small)
     assert state.players.inventory[2, Inv.STONE] == 0
     assert state.world.block[4, 3] == Block.STONE
     armed = with_inventory(_state(small, params), 2, pickaxe=1)
-    state = interact_blocks(armed, DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(armed, DO_ALL, PASS, SAPLING, params, small)
     assert state.players.inventory[2, Inv.STONE] == 1
     assert state.world.block[4, 3] == Block.PATH
 
@@ -58,7 +60,7 @@ def test_drinking_is_forager_gated_under_hard_gates(small, params):
     start = dataclasses.replace(
         start, players=dataclasses.replace(start.players, drink=jnp.array([3, 3, 3]))
     )
-    state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(start, DO_ALL, PASS, SAPLING, params, small)
     assert state.players.drink[1] == 7
     assert bool(state.players.achievements[1, Achievement.COLLECT_DRINK])
     # The warrior facing the same water cannot drink under hard gates.
@@ -74,7 +76,7 @@ def test_drinking_is_forager_gated_under_hard_gates(small, params):
         warrior,
         players=dataclasses.replace(warrior.players, pos=jnp.array([[1, 3], [3, 5], [4, 2]])),
     )
-    state = interact_blocks(warrior, DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(warrior, DO_ALL, PASS, SAPLING, params, small)
     assert state.players.drink[0] == 3
 
 
@@ -86,8 +88,8 @@ def test_soft_gate_lets_non_specialists_drink_by_draw(small, params):
     start = dataclasses.replace(
         start, players=dataclasses.replace(start.players, drink=jnp.array([3, 3, 3]))
     )
-    passes = interact_blocks(start, DO_ALL, jnp.array([0.39, 0.9, 0.9]), KEY, soft, small)
-    fails = interact_blocks(start, DO_ALL, jnp.array([0.41, 0.9, 0.9]), KEY, soft, small)
+    passes = interact_blocks(start, DO_ALL, jnp.array([0.39, 0.9, 0.9]), SAPLING, soft, small)
+    fails = interact_blocks(start, DO_ALL, jnp.array([0.41, 0.9, 0.9]), SAPLING, soft, small)
     assert passes.players.drink[0] == 7 and fails.players.drink[0] == 3
 
 
@@ -95,7 +97,7 @@ def test_two_players_mining_one_block_both_gain(small, params):
     start = hand_built_state(
         ["..T.."], small, params, [(1, 2), (0, 1), (5, 5)], [Facing.UP, Facing.RIGHT, Facing.UP]
     )
-    state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(start, DO_ALL, PASS, SAPLING, params, small)
     np.testing.assert_array_equal(state.players.inventory[:, Inv.WOOD], [1, 1, 0])
     assert state.world.block[0, 2] == Block.GRASS
 
@@ -107,7 +109,7 @@ def test_ripe_plant_feeds_and_regrows(small, params):
     start = dataclasses.replace(
         start, players=dataclasses.replace(start.players, food=jnp.array([2, 9, 9]))
     )
-    state = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
+    state = interact_blocks(start, DO_ALL, PASS, SAPLING, params, small)
     assert state.players.food[0] == 6 and state.world.block[0, 0] == Block.PLANT
     assert bool(state.players.achievements[0, Achievement.EAT_PLANT])
 
@@ -129,7 +131,7 @@ def _with_mob(state, cls: str, pos, kind=0, health=5.0, **slot):
 def test_do_on_mob_attacks_instead_of_mining(small, params):
     start = _with_mob(_state(small, params), "melee", (1, 2), health=5.0)
     after = attack_mobs(start, DO_ALL, PASS, params, small)
-    after = interact_blocks(after, DO_ALL, PASS, KEY, params, small)
+    after = interact_blocks(after, DO_ALL, PASS, SAPLING, params, small)
     # Warrior unarmed: 1 x 2 damage; the tree under the zombie's cell is untouched.
     assert float(after.mobs.melee.health[0, 0]) == 3.0
     assert after.players.inventory[0, Inv.WOOD] == 0
@@ -143,7 +145,7 @@ def test_do_on_a_mob_on_grass_rolls_for_a_sapling_like_free_grass(small, params)
     under_cow = _with_mob(start, "passive", (0, 3), health=9.0)
 
     def saplings(state, key):
-        after = interact_blocks(state, DO_ALL, PASS, key, params, small)
+        after = interact_blocks(state, DO_ALL, PASS, jax.random.uniform(key, (3,)), params, small)
         return after.players.inventory[:, Inv.SAPLING]
 
     roll = jax.jit(jax.vmap(saplings, in_axes=(None, 0)))
@@ -160,7 +162,7 @@ def test_do_on_a_teammate_on_grass_rolls_for_a_sapling_like_free_grass(small, pa
     under = hand_built_state(["......"], small, params, [(1, 1), (1, 3), (0, 3)], up)
 
     def saplings(state, key):
-        after = interact_blocks(state, DO_ALL, PASS, key, params, small)
+        after = interact_blocks(state, DO_ALL, PASS, jax.random.uniform(key, (3,)), params, small)
         return after.players.inventory[:, Inv.SAPLING]
 
     roll = jax.jit(jax.vmap(saplings, in_axes=(None, 0)))
@@ -178,8 +180,8 @@ def test_do_on_water_holding_a_mob_still_drinks(small, params):
         start, players=dataclasses.replace(start.players, drink=jnp.array([5, 5, 5]))
     )
     under = _with_mob(start, "passive", (1, 4), health=9.0)
-    free = interact_blocks(start, DO_ALL, PASS, KEY, params, small)
-    after = interact_blocks(under, DO_ALL, PASS, KEY, params, small)
+    free = interact_blocks(start, DO_ALL, PASS, SAPLING, params, small)
+    after = interact_blocks(under, DO_ALL, PASS, SAPLING, params, small)
     assert int(after.players.drink[1]) == int(free.players.drink[1]) == 9
 
 

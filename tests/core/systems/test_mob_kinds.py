@@ -13,6 +13,7 @@ import pytest
 
 from alem_core.constants import Block, MobClass
 from alem_core.params import Params, StaticParams
+from alem_core.pipeline import step_draws
 from alem_core.systems.mobs import update_mobs
 from alem_core.testing import hand_built_state
 
@@ -46,7 +47,10 @@ KINDS = [
 def moves():
     """Where each kind's mob was after one update, over 64 keys: {name: set of cell names}."""
     step = jax.jit(
-        jax.vmap(lambda k, s, p, st: update_mobs(s, None, k, p, st), in_axes=(0, None, None, None)),
+        jax.vmap(
+            lambda k, s, p, st: update_mobs(s, None, step_draws(k, st), p, st),
+            in_axes=(0, None, None, None),
+        ),
         static_argnums=3,
     )
     base = hand_built_state([], STATIC, PARAMS, positions=[(0, 0), (0, 1), (1, 0)])

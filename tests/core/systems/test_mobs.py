@@ -10,6 +10,7 @@ import pytest
 
 from alem_core.constants import Achievement, Block, MobClass, Projectile
 from alem_core.params import Params, StaticParams
+from alem_core.pipeline import step_draws
 from alem_core.state import State
 from alem_core.systems.mobs import update_mobs
 from alem_core.testing import hand_built_state
@@ -24,7 +25,9 @@ NEAR = Params(mob_despawn_distance=100)
 @pytest.fixture(scope="module")
 def update():
     """``update_mobs`` jitted once per static shape for the whole module."""
-    return jax.jit(lambda k, s, p, st: update_mobs(s, None, k, p, st), static_argnums=3)
+    return jax.jit(
+        lambda k, s, p, st: update_mobs(s, None, step_draws(k, st), p, st), static_argnums=3
+    )
 
 
 def place(state: State, mob_class: int, slot: int, pos, **fields) -> State:
@@ -272,7 +275,7 @@ def _busy_state() -> State:
 def test_jit_matches_eager(update):
     state = _busy_state()
     key = jax.random.key(3)
-    eager = update_mobs(state, None, key, Params(), SMALL)
+    eager = update_mobs(state, None, step_draws(key, SMALL), Params(), SMALL)
     jitted = update(key, state, Params(), SMALL)
     for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

@@ -10,6 +10,7 @@ import pytest
 
 from alem_core.constants import Block
 from alem_core.params import Params, StaticParams
+from alem_core.pipeline import step_draws
 from alem_core.rules.tables import MOB_HEALTH
 from alem_core.state import State
 from alem_core.systems.spawning import spawn_mobs
@@ -25,7 +26,7 @@ PLAYERS = [(7, 7), (7, 8), (0, 15)]
 @pytest.fixture(scope="module")
 def trials():
     """``spawn_mobs`` on one state for many keys at once (independent trials)."""
-    one = lambda k, s, p, st: spawn_mobs(s, None, k, p, st)  # noqa: E731
+    one = lambda k, s, p, st: spawn_mobs(s, None, step_draws(k, st), p, st)  # noqa: E731
     return jax.jit(jax.vmap(one, in_axes=(0, None, None, None)), static_argnums=3)
 
 
@@ -35,7 +36,7 @@ def accumulate():
 
     def run(key, state, params, static):
         def body(s, k):
-            s = spawn_mobs(s, None, k, params, static)
+            s = spawn_mobs(s, None, step_draws(k, static), params, static)
             floor = s.world.floor
             return s, [
                 (getattr(s.mobs, n).alive[floor], getattr(s.mobs, n).pos[floor]) for n in CLASSES
@@ -195,9 +196,9 @@ def test_floors_without_spawns(accumulate, floor, quiet):
 def test_jit_matches_eager():
     state = base_state(kills=np.zeros(9, np.int32), daylight=0.2)
     key = jax.random.key(9)
-    eager = spawn_mobs(state, None, key, Params(), STATIC)
-    jitted = jax.jit(lambda k, s, p, st: spawn_mobs(s, None, k, p, st), static_argnums=3)(
-        key, state, Params(), STATIC
-    )
+    eager = spawn_mobs(state, None, step_draws(key, STATIC), Params(), STATIC)
+    jitted = jax.jit(
+        lambda k, s, p, st: spawn_mobs(s, None, step_draws(k, st), p, st), static_argnums=3
+    )(key, state, Params(), STATIC)
     for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)

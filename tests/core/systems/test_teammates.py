@@ -115,8 +115,15 @@ def _with_zombie_next_to(state, cell):
 def test_revive_while_a_zombie_attacks(step_fn):
     """The revived player is alive at the end of the step; mobs only see it from the next one."""
     params = Params(shared_reward=False, mob_despawn_distance=100)
-    state = team(SMALL, params, alive=[True, False, True], health=[9.0, 0.0, 9.0])
-    state = _with_zombie_next_to(state, (0, 2))  # adjacent to agent 1 only
+    # Stone on both sides of the zombie: it cannot step away before the revive, whatever it
+    # draws (its only other neighbour is agent 1's cell).
+    rows = [".#.#.", "....."]
+    state = hand_built_state(rows, SMALL, params, POSITIONS, FACING)
+    changes = {"alive": [True, False, True], "health": [9.0, 0.0, 9.0]}
+    players = state.players.replace(
+        **{k: jnp.asarray(v, getattr(state.players, k).dtype) for k, v in changes.items()}
+    )
+    state = _with_zombie_next_to(state.replace(players=players), (0, 2))  # agent 1's only
     key = jax.random.key(0)
     _, out, _, _, _, info = step_fn(key, state, acts(DO, NOOP, NOOP), params)
     assert bool(out.players.alive[1]) and float(out.players.health[1]) == 1.0
