@@ -80,13 +80,20 @@ def do_phase(
     teammates, blocks, then chest loot (its own shared draws and CHEST_LOOT gate draws). One
     forager-gate draw per agent serves every gated Do this step (docs/rules/roles.md)."""
     forager_u = draws["do_gate"]
-    state = expire_mining_handovers(state)
-    state, gate = gate_mining(state, actions, draws, params, static)
-    state = attack_mobs(state, actions, forager_u, params, static)
-    state = act_on_teammates(state, actions, params, static)
-    state = interact_blocks(state, actions, forager_u, draws["sapling"], params, static, *gate)
-    state = open_chests(state, actions, draws, params, static)
-    return hit_boss(state, actions, static)
+    with jax.named_scope("handovers"):  # each part named in profiles and kernel counts
+        state = expire_mining_handovers(state)
+    with jax.named_scope("gates"):
+        state, gate = gate_mining(state, actions, draws, params, static)
+    with jax.named_scope("attack"):
+        state = attack_mobs(state, actions, forager_u, params, static)
+    with jax.named_scope("teammates"):
+        state = act_on_teammates(state, actions, params, static)
+    with jax.named_scope("blocks"):
+        state = interact_blocks(state, actions, forager_u, draws["sapling"], params, static, *gate)
+    with jax.named_scope("chests"):
+        state = open_chests(state, actions, draws, params, static)
+    with jax.named_scope("boss"):
+        return hit_boss(state, actions, static)
 
 
 def placing(

@@ -6,9 +6,10 @@ batched flag becomes a select that runs both branches, so each step wrote the ho
 (L, H, W) stacks of every world (a scatter) and read a floor back out (a gather over the stacks).
 
 ``swap_floor`` therefore says how it batches (``jax.custom_batching.custom_vmap``): over a batch
-of worlds it branches once on "did any world move", and only then runs the masked swap of
-every world; one world alone branches on its own flag. Nested ``vmap``s still get the right
-answer: the outer one batches the inner rule's ``cond`` into a select, as before.
+of worlds it branches once on "did any world move", and only then loops over the worlds that
+moved, swapping one floor of each in place; one world alone branches on its own flag. Nested
+``vmap``s still get the right answer: the outer one batches the inner rule's ``cond`` and loop
+into selects, as ``vmap`` does with any control flow.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def swap_floor(
 
 @swap_floor.def_vmap
 def _swap_floor_batched(axis_size: int, in_batched, hot, stack, floor, new_floor, moved):
-    """A batch of worlds: the masked swap of every world, under one branch on "any moved"."""
+    """A batch of worlds: under one branch on "any moved", a loop over the worlds that moved,
+    each swapping one floor in place (a dynamic slice and update of one (H, W) map, not a
+    scatter into or gather from every world's stack)."""
     args = (hot, stack, floor, new_floor, moved)
     full = jax.tree.map(
         lambda x, batched: x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))),
@@ -56,9 +59,21 @@ def _swap_floor_batched(axis_size: int, in_batched, hot, stack, floor, new_floor
         tuple(in_batched),
     )
     hot, stack, floor, new_floor, moved = full
+    movers = jnp.nonzero(moved, size=axis_size, fill_value=0)[0]
+
+    def swap_one(i: jax.Array, maps: tuple[Maps, Maps]) -> tuple[Maps, Maps]:
+        world = movers[i]
+        hot, stack = maps
+        for name in hot:
+            cell = (world, floor[world], 0, 0)
+            stack[name] = lax.dynamic_update_slice(stack[name], hot[name][world][None, None], cell)
+            loaded = lax.dynamic_index_in_dim(stack[name][world], new_floor[world], 0)
+            hot[name] = lax.dynamic_update_slice(hot[name], loaded, (world, 0, 0))
+        return hot, stack
+
     out = lax.cond(
         moved.any(),
-        lambda: jax.vmap(_masked_swap)(hot, stack, floor, new_floor, moved),
+        lambda: lax.fori_loop(0, moved.sum(), swap_one, (dict(hot), dict(stack))),
         lambda: (hot, stack),
     )
     return out, jax.tree.map(lambda _: True, out)
