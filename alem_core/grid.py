@@ -11,7 +11,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block
-from alem_core.dense import take_row
 from alem_core.params import StaticParams
 from alem_core.state import LIGHT_SCALE, MAP_DTYPES, Entities, Mobs, Players
 
@@ -65,8 +64,8 @@ def player_at(players: Players, cells: jax.Array, only_alive: bool = False) -> j
 
 def entity_at(entities: Entities, floor: jax.Array, cells: jax.Array) -> jax.Array:
     """(N,) bool: a live entity of this class on ``floor`` occupies each of ``cells`` (N, 2)."""
-    same = (cells[:, None, :] == take_row(entities.pos, floor)[None, :, :]).all(-1)
-    return (same & take_row(entities.alive, floor)[None, :]).any(axis=1)
+    same = (cells[:, None, :] == entities.pos[floor][None, :, :]).all(-1)
+    return (same & entities.alive[floor][None, :]).any(axis=1)
 
 
 def mob_at(mobs: Mobs, floor: jax.Array, cells: jax.Array) -> jax.Array:

@@ -35,7 +35,6 @@ import numpy as np
 from jax import lax
 
 from alem_core.constants import NUM_BLOCKS, NUM_ITEMS, Block, Item, MobClass
-from alem_core.dense import take_row
 from alem_core.params import StaticParams
 from alem_core.rules.tables import TASK_BLOCK
 from alem_core.state import State, light_level
@@ -155,17 +154,17 @@ def world_markers(state: State, static: StaticParams) -> tuple[jax.Array, jax.Ar
     pos, channel, value = [], [], []
     for cls, name in enumerate(_CLASS_FIELDS):
         ents = getattr(mobs, name)
-        alive = take_row(ents.alive, floor)
-        kind = jnp.clip(take_row(ents.kind, floor), 0, MOB_TYPES - 1)
-        pos.append(take_row(ents.pos, floor))
+        alive = ents.alive[floor]
+        kind = jnp.clip(ents.kind[floor], 0, MOB_TYPES - 1)
+        pos.append(ents.pos[floor])
         channel.append(layout["mobs"].start + cls * MOB_TYPES + kind)
         value.append(alive)
         if name in _MOB_FIELDS:
-            elite = alive & take_row(ents.elite, floor)
-            pos += [take_row(ents.pos, floor)] * 2
+            elite = alive & ents.elite[floor]
+            pos += [ents.pos[floor]] * 2
             flags = (layout["elite"].start, layout["hard_elite"].start)
             channel += [jnp.full(alive.shape, flag) for flag in flags]
-            value += [elite, elite & take_row(ents.hard, floor)]
+            value += [elite, elite & ents.hard[floor]]
     players, handovers = state.players, state.handovers
     pos.append(players.pos)
     channel.append(jnp.full(players.alive.shape, layout["teammates"].stop - 1))

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass
-from alem_core.dense import add_at, raise_flags, set_row, take_row
+from alem_core.dense import add_at, raise_flags, set_row
 from alem_core.grid import faced_cell
 from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import JOB_ROLE, passes_gate_with
@@ -39,12 +39,12 @@ ELITE_ACHIEVEMENT = {
 def coordination_multiplier(ents: Entities, floor: jax.Array, k: jax.Array) -> jax.Array:
     """(S,) damage multiplier per slot given k attackers
     (docs/rules/coordination.md#elite-and-large-mobs table)."""
-    required = take_row(ents.required, floor)
+    required = ents.required[floor]
     met = k >= jnp.where(required > 0, required, 2)
     soft = jnp.where(met, 2.0, 0.5)
     hard = jnp.where(met, 3.0, 0.0)
-    elite = take_row(ents.elite, floor)
-    return jnp.where(elite, jnp.where(take_row(ents.hard, floor), hard, soft), 1.0)
+    elite = ents.elite[floor]
+    return jnp.where(elite, jnp.where(ents.hard[floor], hard, soft), 1.0)
 
 
 def _hits(state: State, ents: Entities, actions: jax.Array) -> jax.Array:
@@ -52,8 +52,8 @@ def _hits(state: State, ents: Entities, actions: jax.Array) -> jax.Array:
     floor = state.world.floor
     target = faced_cell(state.players)
     doing = (actions == Action.DO) & state.players.alive
-    same = (target[:, None, :] == take_row(ents.pos, floor)[None, :, :]).all(-1)
-    return doing[:, None] & take_row(ents.alive, floor)[None, :] & same
+    same = (target[:, None, :] == ents.pos[floor][None, :, :]).all(-1)
+    return doing[:, None] & ents.alive[floor][None, :] & same
 
 
 def _strike(
@@ -64,16 +64,16 @@ def _strike(
     hits = _hits(state, ents, actions)
     k = hits.sum(axis=0)
     raw = player_melee_damage(state.players, static)
-    per_hit = damage_to_mobs(raw[:, None, :], mob_class, take_row(ents.kind, floor)[None, :])
+    per_hit = damage_to_mobs(raw[:, None, :], mob_class, ents.kind[floor][None, :])
     total = (hits * per_hit).sum(axis=0) * coordination_multiplier(ents, floor, k)
-    health = take_row(ents.health, floor) - total
+    health = ents.health[floor] - total
     killed = hits.any(axis=0) & (health <= 0)
-    required = take_row(ents.required, floor)
-    coordinated = take_row(ents.elite, floor) & (k >= jnp.where(required > 0, required, 2))
+    required = ents.required[floor]
+    coordinated = ents.elite[floor] & (k >= jnp.where(required > 0, required, 2))
     ents = dataclasses.replace(
         ents,
         health=set_row(ents.health, floor, health),
-        alive=set_row(ents.alive, floor, take_row(ents.alive, floor) & ~killed),
+        alive=set_row(ents.alive, floor, ents.alive[floor] & ~killed),
     )
     return ents, hits, killed, coordinated
 
@@ -92,7 +92,7 @@ def attack_mobs(
         )
         counters = _count_elite(counters, ents, floor, hits, killed, coordinated, name)
         credit = hits & killed[None, :]
-        defeat = jnp.asarray(KILL_ACHIEVEMENT[name])[take_row(ents.kind, floor)]
+        defeat = jnp.asarray(KILL_ACHIEVEMENT[name])[ents.kind[floor]]
         unlocked = (
             credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == defeat[:, None])[None]
         ).any(1)
@@ -116,7 +116,7 @@ ELITE_COUNTER_INDEX = {"melee": 0, "ranged": 1, "passive": 2}
 
 def _count_elite(counters, ents: Entities, floor, hits, killed, coordinated, name: str):
     """Elite/large events of one class: attempted, requirement met, kills with it met."""
-    hit = hits.any(axis=0) & take_row(ents.elite, floor)
+    hit = hits.any(axis=0) & ents.elite[floor]
     one_class = jnp.zeros(3, jnp.int32).at[ELITE_COUNTER_INDEX[name]]
     return counters.bump(
         elite_attempts=one_class.set(hit.any()),
@@ -136,9 +136,9 @@ def _eat_passive(
     credit = hits & killed[None, :]
     players = state.players
     fed = credit.any(axis=1) & passes_gate_with(JOB_ROLE["eat_passive"], forager_u, params, static)
-    bonus = jnp.where(coordinated, jnp.where(take_row(ents.hard, floor), 3, 2), 1)
+    bonus = jnp.where(coordinated, jnp.where(ents.hard[floor], 3, 2), 1)
     food_gain = (credit * (COW_FOOD * bonus)[None, :]).max(axis=1, initial=0)  # 0 slots: 0
-    eat = jnp.asarray(EAT_PASSIVE)[take_row(ents.kind, floor)]
+    eat = jnp.asarray(EAT_PASSIVE)[ents.kind[floor]]
     ate = (credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == eat[:, None])[None]).any(1) & fed[
         :, None
     ]

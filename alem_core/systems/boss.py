@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Block
-from alem_core.dense import raise_flags, take_row
+from alem_core.dense import raise_flags
 from alem_core.draws import Draws
 from alem_core.params import Params, StaticParams
 from alem_core.rules.boss_tables import (
@@ -61,7 +61,7 @@ def boss_vulnerable(state: State) -> jax.Array:
     on the floor. The one test behind the Do rule and the observation's floor info."""
     floor = state.world.floor
     mobs = state.mobs
-    hostiles = take_row(mobs.melee.alive, floor).any() | take_row(mobs.ranged.alive, floor).any()
+    hostiles = mobs.melee.alive[floor].any() | mobs.ranged.alive[floor].any()
     return on_boss_floor(state) & (state.world.boss_timer <= 0) & ~hostiles
 
 

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement, Action, Block, Inv, Projectile, Role
-from alem_core.dense import add_to_column, raise_flags, take_row
+from alem_core.dense import add_to_column, raise_flags
 from alem_core.draws import Draws
 from alem_core.grid import DIRECTIONS, cell_values, claim_free_slots, faced_cell, in_bounds
 from alem_core.params import Params, StaticParams
@@ -77,7 +77,7 @@ def launch(
     block = cell_values(state.world.block, cell, static, Block.OUT_OF_BOUNDS)
     open_cell = in_bounds(cell, static) & ~jnp.asarray(SOLID)[block]
     proj = state.mobs.player_projectiles
-    slot = claim_free_slots(~take_row(proj.alive, floor), (arrow | fireball) & open_cell)
+    slot = claim_free_slots(~proj.alive[floor], (arrow | fireball) & open_cell)
     flying = slot < proj.alive.shape[1]
     kind = jnp.where(arrow, Projectile.ARROW, Projectile.FIREBALL)
     proj = _put(

@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Achievement
-from alem_core.dense import raise_flags, set_row, take_row
+from alem_core.dense import raise_flags
 from alem_core.state import Mobs, Players, Stats
 from alem_core.systems.combat import damage_to_players
 
@@ -60,7 +60,7 @@ CHANGED_FIELDS = {
 
 def gather_floor(mobs: Mobs, floor: jax.Array) -> Mobs:
     """Slice every per-floor entity array (L, S, ...) to the current floor (S, ...)."""
-    return jax.tree.map(lambda leaf: take_row(leaf, floor), mobs)
+    return jax.tree.map(lambda leaf: jax.lax.dynamic_index_in_dim(leaf, floor, 0, False), mobs)
 
 
 def scatter_floor(mobs: Mobs, view: Mobs, floor: jax.Array) -> Mobs:
@@ -69,7 +69,10 @@ def scatter_floor(mobs: Mobs, view: Mobs, floor: jax.Array) -> Mobs:
     for name, fields in CHANGED_FIELDS.items():
         full, part = getattr(mobs, name), getattr(view, name)
         updated[name] = full.replace(
-            **{f: set_row(getattr(full, f), floor, getattr(part, f)) for f in fields}
+            **{
+                f: jax.lax.dynamic_update_index_in_dim(getattr(full, f), getattr(part, f), floor, 0)
+                for f in fields
+            }
         )
     return mobs.replace(**updated)
 

@@ -211,9 +211,9 @@ def _occupied(state: State, static: StaticParams) -> jax.Array:
     """(H, W) bool: cells holding a player (alive or dead) or a live mob on the current floor."""
     floor = state.world.floor
     classes = (state.mobs.melee, state.mobs.passive, state.mobs.ranged)
-    pos = jnp.concatenate([state.players.pos] + [take_row(e.pos, floor) for e in classes])
+    pos = jnp.concatenate([state.players.pos] + [e.pos[floor] for e in classes])
     present = jnp.concatenate(
-        [jnp.ones(state.players.alive.shape, bool)] + [take_row(e.alive, floor) for e in classes]
+        [jnp.ones(state.players.alive.shape, bool)] + [e.alive[floor] for e in classes]
     )
     rows = jnp.where(present, pos[:, 0], static.map_size[0])  # absent -> dropped
     return jnp.zeros(static.map_size, bool).at[rows, pos[:, 1]].set(True, mode="drop")
@@ -244,7 +244,7 @@ def _spawn_one(
     Returns:
         The updated entities and the (2,) cell used (off the map when nothing spawned).
     """
-    alive = take_row(ents.alive, floor)
+    alive = ents.alive[floor]
     cell, count = _sample_cell(eligible, row_counts, u)
     room = (alive.sum() < plan.cap) & ~alive.all()
     spawn = go & room & (count > 0)
