@@ -102,20 +102,16 @@ def add_light_patches(
     """Add a (2r+1)^2 patch ``1 - d / falloff`` (d Euclidean, clipped at 0) around each lit
     centre (N, 2) to the current floor's stored light (H, W), clipped at full light.
 
-    Each patch is rounded to light steps before the sum. The sources are summed one by one in
-    a Python loop (N is a static handful), so the whole update is one elementwise expression
-    over the small hot map that XLA fuses into a single pass: an (N, H, W) stack of patches
-    would be written out and read back every step, whether or not anything was lit.
+    Dense over the small hot map: one map write for all sources instead of 81 point writes
+    per source; each patch is rounded to light steps before the sum.
     """
-    rows = jnp.arange(light.shape[0])[:, None]
-    cols = jnp.arange(light.shape[1])[None, :]
-    steps = light.astype(jnp.int32)
-    for centre, on in zip(centres, lit, strict=True):
-        dr, dc = rows - centre[0], cols - centre[1]
-        inside = (jnp.abs(dr) <= radius) & (jnp.abs(dc) <= radius) & on
-        value = jnp.clip(1.0 - jnp.sqrt((dr**2 + dc**2).astype(jnp.float32)) / falloff, 0.0, 1.0)
-        steps += jnp.where(inside, jnp.round(value * LIGHT_SCALE).astype(jnp.int32), 0)
-    return jnp.minimum(steps, LIGHT_SCALE).astype(MAP_DTYPES["light"])
+    rows = jnp.arange(light.shape[0])[None, :, None] - centres[:, 0, None, None]
+    cols = jnp.arange(light.shape[1])[None, None, :] - centres[:, 1, None, None]
+    inside = (jnp.abs(rows) <= radius) & (jnp.abs(cols) <= radius) & lit[:, None, None]
+    value = jnp.clip(1.0 - jnp.sqrt((rows**2 + cols**2).astype(jnp.float32)) / falloff, 0.0, 1.0)
+    steps = jnp.where(inside, jnp.round(value * LIGHT_SCALE), 0.0).sum(axis=0)
+    total = jnp.minimum(light.astype(jnp.int32) + steps.astype(jnp.int32), LIGHT_SCALE)
+    return total.astype(MAP_DTYPES["light"])
 
 
 def lower_index_claims(cells: jax.Array, who: jax.Array) -> jax.Array:

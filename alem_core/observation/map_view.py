@@ -5,9 +5,8 @@ Built for speed: the current floor's compact integer layers (block, item, coordi
 flag) and its light map are padded once, each player's window is cut out with
 ``lax.dynamic_slice`` and reduced to a few codes per cell (``cell_codes``); the dense channels are
 expanded from those codes in one uniform expression (``expand_cells``), and entity-like markers
-(mobs, projectiles, teammates, elite flags, handover timers) are scattered into a small block of
-marker channels that the same expression reads. Nothing of size H x W x channels is ever
-built.
+(mobs, projectiles, teammates, elite flags, handover timers) are scattered into the expanded
+cells in place. Nothing of size H x W x channels is ever built.
 
 Per-cell channels, in order (C = P + 94)::
 
@@ -146,8 +145,7 @@ def world_markers(state: State, static: StaticParams) -> tuple[jax.Array, jax.Ar
 
     Returns:
         pos: (N, 2) int32 map cells; channel: (N,) int32 cell channel (``cell_layout``);
-        value: (N,) int32 marker level, 0 = no marker: 1 for a flag, and for a handover timer
-        the steps left clipped to [0, 15] (``expand_cells`` turns it into ``steps / 15``).
+        value: (N,) float32 (0 = no marker).
     """
     layout = cell_layout(static.player_count)
     mobs, floor = state.mobs, state.world.floor
@@ -169,14 +167,14 @@ def world_markers(state: State, static: StaticParams) -> tuple[jax.Array, jax.Ar
     pos.append(players.pos)
     channel.append(jnp.full(players.alive.shape, layout["teammates"].stop - 1))
     value.append(players.alive)
-    timer = jnp.clip(handovers.deadline - state.timestep, 0, int(HANDOVER_HORIZON))
+    timer = jnp.clip((handovers.deadline - state.timestep) / HANDOVER_HORIZON, 0.0, 1.0)
     pos.append(handovers.pos)
     channel.append(jnp.full(handovers.open.shape, layout["handover_timer"].start))
-    value.append(jnp.where(handovers.open, timer, 0))
+    value.append(jnp.where(handovers.open, timer, 0.0))
     return (
         jnp.concatenate(pos).astype(jnp.int32),
         jnp.concatenate(channel).astype(jnp.int32),
-        jnp.concatenate([v.astype(jnp.int32) for v in value]),
+        jnp.concatenate([v.astype(jnp.float32) for v in value]),
     )
 
 
@@ -219,22 +217,13 @@ def cell_codes(state: State, static: StaticParams, apply_light: bool = True) -> 
     )
 
 
-def marker_block(player_count: int) -> slice:
-    """The channels markers may land on: the mob channels to the handover timer. Of these only
-    coordination and soft are dense; markers never land on them."""
-    layout = cell_layout(player_count)
-    return slice(layout["mobs"].start, layout["handover_timer"].stop)
-
-
-def expand_cells(codes: CellCodes, marks: jax.Array, static: StaticParams) -> jax.Array:
-    """(P, 99, C) float32 channels of every cell: block and item one-hots, coordination, soft
-    and light from the codes, and the marker channels from the levels ``marks``
-    (P, 99, len(marker_block)) (``place_markers``).
+def expand_cells(codes: CellCodes, static: StaticParams) -> jax.Array:
+    """(P, 99, C) float32 dense channels of every cell: block and item one-hots, coordination,
+    soft and light; the marker channels are zero.
 
     One uniform expression over the channel axis, on codes already materialised: XLA:CPU runs
     it at memory speed, whereas a concatenation of per-part arrays (or cutting the window inside
-    the same loop) costs a branch or a gather per output value, and scattering the markers into
-    the finished view made two more passes over it.
+    the same loop) costs a branch or a gather per output value.
     """
     layout = cell_layout(static.player_count)
     shape = (*codes.block.shape, cell_channels(static.player_count))
@@ -242,14 +231,7 @@ def expand_cells(codes: CellCodes, marks: jax.Array, static: StaticParams) -> ja
     at = lambda name: channel == layout[name].start  # noqa: E731
     hot = (channel == codes.block[..., None]) | (channel == codes.item[..., None])
     hot |= (at("soft") & codes.soft[..., None]) | (at("light") & codes.lit[..., None])
-    block = marker_block(static.player_count)
-    marked = jnp.pad(marks, ((0, 0), (0, 0), (block.start, shape[-1] - block.stop))).astype(
-        jnp.float32
-    )
-    marked = jnp.where(at("handover_timer"), marked / HANDOVER_HORIZON, marked)
-    dense = jnp.where(at("coord"), codes.coord[..., None], hot.astype(jnp.float32))
-    is_mark = (channel >= block.start) & (channel < block.stop) & ~at("coord") & ~at("soft")
-    return jnp.where(is_mark, marked, dense)
+    return jnp.where(at("coord"), codes.coord[..., None], hot.astype(jnp.float32))
 
 
 def marker_updates(
@@ -276,25 +258,12 @@ def marker_updates(
         cell = jnp.clip(rel[:, 0], 0, VIEW_ROWS - 1) * VIEW_COLS
         cell += jnp.clip(rel[:, 1], 0, VIEW_COLS - 1)
         seen = inside & (viewer_lit[cell] if apply_light else True)
-        values = jnp.concatenate([value, jnp.ones((p,), jnp.int32)])
-        return cell, jnp.concatenate([channel, team + viewer_rank]), jnp.where(seen, values, 0)
+        values = jnp.concatenate([value, jnp.ones((p,), jnp.float32)])
+        return cell, jnp.concatenate([channel, team + viewer_rank]), jnp.where(seen, values, 0.0)
 
     cell, channel, value = jax.vmap(one)(players_pos, rank, lit)
     viewer = jnp.broadcast_to(jnp.arange(p)[:, None], cell.shape)
     return viewer, cell, channel, value
-
-
-def place_markers(
-    updates: tuple[jax.Array, jax.Array, jax.Array, jax.Array], static: StaticParams
-) -> jax.Array:
-    """(P, 99, len(marker_block)) uint8: the ``marker_updates`` levels max-ed into zeros. Only
-    this small block of bytes is scattered, so the scatter touches a fraction of the view."""
-    p = static.player_count
-    viewer, cell, channel, value = updates
-    block = marker_block(p)
-    marks = jnp.zeros((p, VIEW_ROWS * VIEW_COLS, block.stop - block.start), jnp.uint8)
-    # Levels are >= 0, so max into zeros keeps every marker a cell holds.
-    return marks.at[viewer, cell, channel - block.start].max(value.astype(jnp.uint8))
 
 
 def map_view(state: State, static: StaticParams, apply_light: bool = True) -> jax.Array:
@@ -307,8 +276,11 @@ def map_view(state: State, static: StaticParams, apply_light: bool = True) -> ja
     """
     p = static.player_count
     codes = cell_codes(state, static, apply_light)
-    updates = marker_updates(
-        world_markers(state, static), codes.lit, static, state.players.pos, apply_light
+    cells = expand_cells(codes, static)
+    markers = world_markers(state, static)
+    viewer, cell, channel, value = marker_updates(
+        markers, codes.lit, static, state.players.pos, apply_light
     )
-    cells = expand_cells(codes, place_markers(updates, static), static)
+    # Markers only land on channels the dense part leaves at zero, and are >= 0: max in place.
+    cells = cells.at[viewer, cell, channel].max(value)
     return cells.reshape(p, VIEW_ROWS, VIEW_COLS, -1)

@@ -21,10 +21,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from alem_core.constants import NUM_REQUESTS, Inv, Role
-from alem_core.dense import take_row
 from alem_core.observation.map_view import (
     VIEW_CENTRE,
     VIEW_COLS,
@@ -154,7 +152,7 @@ def floor_info(state: State, static: StaticParams) -> jax.Array:
     """(4,) daylight, floor / (num_levels - 1) (0 with one floor), cleared, boss vulnerable."""
     world = state.world
     depth = world.floor / max(static.num_levels - 1, 1)
-    cleared = take_row(world.kills, world.floor) >= MONSTERS_TO_CLEAR_FLOOR
+    cleared = world.kills[world.floor] >= MONSTERS_TO_CLEAR_FLOOR
     values = [world.daylight, depth, cleared, boss_vulnerable(state)]
     return jnp.stack([jnp.asarray(v, jnp.float32) for v in values])
 
@@ -212,12 +210,4 @@ def observation(state: State, params: Params, static: StaticParams) -> jax.Array
     delta = pos[order] - pos[:, None, :]
     sectors = direction_sectors(delta).at[:, 0].set(0.0)  # self is never off-screen
     own = own_features(state, static)
-    tail = jnp.concatenate([dashboard, sectors.reshape(p, -1), own], axis=1)
-    # The view and the small tail are joined by a select over padded copies rather than a
-    # concatenation: XLA:CPU fuses the select into the loop that computes the view, so the
-    # (P, 9718) observation is written once; a concatenation copied it in a pass of its own.
-    width = views.shape[1] + tail.shape[1]
-    position = lax.broadcasted_iota(jnp.int32, (p, width), 1)
-    padded_views = jnp.pad(views, ((0, 0), (0, tail.shape[1])))
-    padded_tail = jnp.pad(tail, ((0, 0), (views.shape[1], 0)))
-    return jnp.where(position < views.shape[1], padded_views, padded_tail)
+    return jnp.concatenate([views, dashboard, sectors.reshape(p, -1), own], axis=1)

@@ -15,7 +15,6 @@ import jax.numpy as jnp
 from alem_core.rules.boss_tables import BOSS_WAVE_TIMER
 from alem_core.state.base import Record
 from alem_core.state.counters import CoordinationStats, Stats
-from alem_core.state.floor_stack import swap_floor
 
 MAP_DTYPES: dict[str, jnp.dtype] = {
     "block": jnp.uint8,
@@ -115,15 +114,22 @@ class World(Record):
 
     def change_floor(self, new_floor: jax.Array, moved: jax.Array | bool = True) -> World:
         """Where ``moved``: write the hot maps back to the stack and load ``new_floor``'s (the
-        only stack write). Elsewhere nothing changes, and a batch of worlds where none moved
-        touches no stack at all (``floor_stack.swap_floor``)."""
+        only stack write). Elsewhere nothing changes: the write goes to an index past the stack
+        and is dropped, and the hot maps are kept. A step where the team stays thus costs a
+        select over the hot maps, not a copy of the stack slice."""
         moved = jnp.asarray(moved)
-        new_floor = jnp.asarray(new_floor, jnp.int32)
-        hot = {n: getattr(self, n) for n in MAP_DTYPES}
-        stack = {n: getattr(self.floors, n) for n in MAP_DTYPES}
-        hot, stack = swap_floor(hot, stack, self.floor, new_floor, moved)
-        floor = jnp.where(moved, new_floor, self.floor)
-        return self.replace(**hot, floors=FloorMaps(**stack), floor=floor)
+        levels = self.floors.block.shape[0]
+        target = jnp.where(moved, self.floor, levels)
+
+        def write_back(name: str) -> jax.Array:
+            return getattr(self.floors, name).at[target].set(getattr(self, name), mode="drop")
+
+        floors = FloorMaps(**{n: write_back(n) for n in MAP_DTYPES})
+        hot = {
+            n: jnp.where(moved, getattr(floors, n)[new_floor], getattr(self, n)) for n in MAP_DTYPES
+        }
+        floor = jnp.where(moved, jnp.asarray(new_floor, jnp.int32), self.floor)
+        return self.replace(**hot, floors=floors, floor=floor)
 
 
 @jax.tree_util.register_dataclass
