@@ -39,6 +39,18 @@ def per_player(reader: str) -> DrawBlock:
     return DrawBlock(lambda static: (static.player_count,), reader)
 
 
+def merge_blocks(*tables: dict[str, DrawBlock]) -> dict[str, DrawBlock]:
+    """The systems' ``DRAWS`` tables in order as one; a block name declared twice is an error
+    (two systems would otherwise read the same uniforms without knowing it)."""
+    merged: dict[str, DrawBlock] = {}
+    for table in tables:
+        twice = merged.keys() & table.keys()
+        if twice:
+            raise ValueError(f"draw blocks declared twice: {sorted(twice)}")
+        merged |= table
+    return merged
+
+
 def draw_step(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams) -> Draws:
     """All of a step's uniforms from ``key`` in one call, cut into ``blocks`` in their order."""
     shapes = {name: block.shape(static) for name, block in blocks.items()}

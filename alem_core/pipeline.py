@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
-from alem_core.draws import DrawBlock, Draws, draw_step
+from alem_core.draws import DrawBlock, Draws, draw_step, merge_blocks
 from alem_core.observation.masking import acting
 from alem_core.params import Params, StaticParams
 from alem_core.rules.difficulty import episode_params
@@ -144,16 +144,16 @@ PIPELINE: tuple[Stage, ...] = tuple(
 """The stages in order."""
 
 
-DRAW_BLOCKS: dict[str, DrawBlock] = {
-    **crafting.DRAWS,
-    **interaction.DRAWS,  # the Do phase
-    **mining_tasks.DRAWS,
-    **chests.DRAWS,
-    **placement.DRAWS,
-    **enchanting.DRAWS,
-    **mobs.DRAWS,
-    **spawning.DRAWS,
-}
+DRAW_BLOCKS: dict[str, DrawBlock] = merge_blocks(
+    crafting.DRAWS,
+    interaction.DRAWS,  # the Do phase
+    mining_tasks.DRAWS,
+    chests.DRAWS,
+    placement.DRAWS,
+    enchanting.DRAWS,
+    mobs.DRAWS,
+    spawning.DRAWS,
+)
 """Every block of a step's one draw (``alem_core/draws.py``), gathered from the systems that
 read them, in stage order."""
 
