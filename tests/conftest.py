@@ -33,6 +33,8 @@ import pytest  # noqa: E402
 
 from alem_core import executables  # noqa: E402
 
+pytest_plugins = ["tests.compile_report"]  # pytest --compile-report: what the suite compiles
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _free_compiled_programs():
