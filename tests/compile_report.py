@@ -157,6 +157,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         )
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest without xdist still loads this
 def pytest_testnodedown(node, error) -> None:
     """xdist's controller: merge a finished worker's programs."""
     merged = getattr(node.config, "_alem_compile_merged", None)
