@@ -20,7 +20,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections import defaultdict
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -80,10 +80,9 @@ class Recorder(logging.Handler):
         shapes = ", ".join(
             str(a) + ("~weak" if getattr(a, "weak_type", False) else "") for a in avals
         )
+        seen = Program(name=name, shapes=shapes)
         with self.mutex:
-            program = self.programs.setdefault(
-                f"{name}:{digest(shapes)}", Program(name=name, shapes=shapes)
-            )
+            program = self.programs.setdefault(seen.key, seen)
             if self.test not in program.tests:
                 program.tests.append(self.test)
             self.latest[name] = program
@@ -190,9 +189,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         f"{sum(p.compile_s for p in rows):.1f} s, {sum(p.cache_hits for p in rows)} loaded "
         f"from the persistent cache in {sum(p.cache_load_s for p in rows):.1f} s"
     )
-    by_name: dict[str, int] = defaultdict(int)
-    for program in rows:
-        by_name[program.name] += 1
+    by_name = Counter(program.name for program in rows)
     write(f"{'compile s':>9} {'n':>3} {'hits':>4}  program [variants of its name]  tests")
     for program in rows[:TOP]:
         first = program.tests[0] if program.tests else "?"
