@@ -23,6 +23,8 @@ import gc
 from collections.abc import Callable
 from typing import Any
 
+import jax
+
 SHAPES_KEPT = 4
 """Shapes whose compiled functions each alem cache keeps."""
 PRESSURE = 0.6
@@ -31,6 +33,21 @@ REFUSE = 0.9
 """Fraction past which a new compile is refused with an error rather than a crash."""
 
 _CACHES: list[Any] = []
+
+QUICK_COMPILE_CPU = {"xla_cpu_use_fusion_emitters": False}
+"""XLA options for a program called one world at a time from Python (the PettingZoo env's
+step), where a person waits for the compile and each call's dispatch outweighs its kernels.
+
+XLA:CPU's default fusion emitters generate each kernel through MLIR; the older emitters
+compile the 48 x 48 step in about two thirds of the time (bench/records/HISTORY.md, "Two
+emitters"), with results bit-identical, but the kernels run 10-15 % slower at N = 64, so
+batched and scanned programs keep the default. World generation compiles slower with them
+and keeps the default too. Passed per executable: no process-wide flag is set."""
+
+
+def quick_compile_options() -> dict[str, Any]:
+    """``QUICK_COMPILE_CPU`` on the CPU backend, nothing on others (the options are XLA:CPU's)."""
+    return dict(QUICK_COMPILE_CPU) if jax.default_backend() == "cpu" else {}
 
 
 def maps_in_use() -> int | None:
@@ -96,11 +113,13 @@ def per_shape(build: Callable) -> Callable:
 
 __all__ = [
     "PRESSURE",
+    "QUICK_COMPILE_CPU",
     "REFUSE",
     "SHAPES_KEPT",
     "make_room",
     "map_limit",
     "maps_in_use",
     "per_shape",
+    "quick_compile_options",
     "release",
 ]

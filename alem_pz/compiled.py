@@ -17,7 +17,7 @@ import numpy as np
 
 import alem_core
 from alem_core.compilation_cache import enable_default_cache
-from alem_core.executables import per_shape
+from alem_core.executables import per_shape, quick_compile_options
 from alem_core.scoring.metrics import cooperation_metrics
 from alem_pz.packing import PyTreePacker
 
@@ -53,24 +53,31 @@ class AheadOfTime:
     the interpreter shuts down: a script that exits mid-compile waits for it instead of
     tearing XLA down under a running compile (a daemon compile thread alive at exit crashed
     such scripts). The persistent compilation cache serves these compiles like any other.
+    ``compiler_options`` are XLA options for this executable alone.
     """
 
-    def __init__(self, jitted: Any, *example_args: Any) -> None:
+    def __init__(
+        self, jitted: Any, *example_args: Any, compiler_options: dict | None = None
+    ) -> None:
         self.lowered = jitted.lower(*example_args)
+        self._options = compiler_options or None
         self._future: Future | None = None
         self._compiled: Any = None
 
     def start(self) -> AheadOfTime:
         """Begin compiling in the worker thread (no-op once started)."""
         if self._future is None and self._compiled is None:
-            self._future = _compile_pool().submit(self.lowered.compile)
+            self._future = _compile_pool().submit(self.lowered.compile, self._options)
         return self
 
     @property
     def compiled(self) -> Any:
         """The executable (waits for the worker, or compiles here if never started)."""
         if self._compiled is None:
-            self._compiled = self._future.result() if self._future else self.lowered.compile()
+            if self._future is not None:
+                self._compiled = self._future.result()
+            else:
+                self._compiled = self.lowered.compile(self._options)
             self._future = None
         return self._compiled
 
@@ -145,7 +152,12 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
     state_buffers = jax.eval_shape(state_packer.pack, state_shape)
     actions = np.zeros((static.player_count,), np.int32)
     step_fn = AheadOfTime(
-        jax.jit(step, donate_argnums=1), key, state_buffers, actions, params_buffers
+        jax.jit(step, donate_argnums=1),
+        key,
+        state_buffers,
+        actions,
+        params_buffers,
+        compiler_options=quick_compile_options(),  # one world per call: compile time rules
     )
     return CompiledCore(
         reset=AheadOfTime(jax.jit(reset), key, params_buffers),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pettingzoo
@@ -191,6 +192,17 @@ def test_envs_with_equal_static_share_compiled_functions(make_env):
     finally:
         monitoring.clear_event_listeners()
     assert compiled == []  # other Params values: nothing compiles again
+
+
+def test_the_env_step_is_compiled_with_its_own_xla_options():
+    """The step's XLA options (``quick_compile_options``) reach XLA: an unknown one is refused."""
+    from alem_core.executables import quick_compile_options
+    from alem_pz.compiled import AheadOfTime
+
+    assert compiled_core(SMALL).step._options == (quick_compile_options() or None)
+    unknown = AheadOfTime(jax.jit(lambda x: x + 1), 1.0, compiler_options={"no_such_option": 1})
+    with pytest.raises(Exception, match="no_such_option"):
+        _ = unknown.compiled
 
 
 # ---- bad input --------------------------------------------------------------------------------
