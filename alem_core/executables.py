@@ -34,20 +34,26 @@ REFUSE = 0.9
 
 _CACHES: list[Any] = []
 
-QUICK_COMPILE_CPU = {"xla_cpu_use_fusion_emitters": False}
-"""XLA options for a program called one world at a time from Python (the PettingZoo env's
-step), where a person waits for the compile and each call's dispatch outweighs its kernels.
+QUICK_COMPILE_CPU: dict[str, dict[str, Any]] = {
+    "step": {"xla_cpu_use_fusion_emitters": False},
+    "reset": {"xla_backend_optimization_level": 0},
+}
+"""XLA options for programs called one world at a time from Python (the PettingZoo env's step
+and reset), where a person waits for the compile and a call's dispatch outweighs its kernels.
 
-XLA:CPU's default fusion emitters generate each kernel through MLIR; the older emitters
-compile the 48 x 48 step in about two thirds of the time (bench/records/HISTORY.md, "Two
-emitters"), with results bit-identical, but the kernels run 10-15 % slower at N = 64, so
-batched and scanned programs keep the default. World generation compiles slower with them
-and keeps the default too. Passed per executable: no process-wide flag is set."""
+* ``step``: XLA:CPU's default fusion emitters generate each kernel through MLIR; the older
+  emitters compile the 48 x 48 step in about two thirds of the time, bit-identical, and the
+  step from Python is no slower; but its kernels run 10-15 % slower at N = 64, so batched and
+  scanned programs keep the default (bench/records/HISTORY.md, "Two emitters").
+* ``reset``: once per episode, so its run time (3 ms -> 16-19 ms) matters less than its
+  compile (4.3 s -> 2.5 s); the older emitters compile it slower.
+
+Passed per executable: no process-wide flag is set."""
 
 
-def quick_compile_options() -> dict[str, Any]:
-    """``QUICK_COMPILE_CPU`` on the CPU backend, nothing on others (the options are XLA:CPU's)."""
-    return dict(QUICK_COMPILE_CPU) if jax.default_backend() == "cpu" else {}
+def quick_compile_options(program: str) -> dict[str, Any]:
+    """``QUICK_COMPILE_CPU[program]`` on the CPU backend, nothing elsewhere (XLA:CPU options)."""
+    return dict(QUICK_COMPILE_CPU[program]) if jax.default_backend() == "cpu" else {}
 
 
 def maps_in_use() -> int | None:

@@ -116,7 +116,8 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
     ``reset`` and ``step`` split the env's key inside the compiled call (an eager split is a
     dispatch of its own) and return ``(next_key, state buffers, packed)`` with ``packed`` as
     in ``_pack``. Both are lowered here and step's compile starts at once in the worker
-    thread (``AheadOfTime``); the caller's first ``reset`` compiles reset meanwhile.
+    thread (``AheadOfTime``); the caller's first ``reset`` compiles reset meanwhile. Both
+    compile with ``QUICK_COMPILE_CPU``'s options: one world per call, a person waiting.
     """
     enable_default_cache()  # the first env turns the on-disk cache on (not the import)
     params_example = alem_core.make_params("medium").as_arrays()
@@ -157,10 +158,12 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         state_buffers,
         actions,
         params_buffers,
-        compiler_options=quick_compile_options(),  # one world per call: compile time rules
+        compiler_options=quick_compile_options("step"),
     )
     return CompiledCore(
-        reset=AheadOfTime(jax.jit(reset), key, params_buffers),
+        reset=AheadOfTime(
+            jax.jit(reset), key, params_buffers, compiler_options=quick_compile_options("reset")
+        ),
         step=step_fn.start(),
         pack_state=jax.jit(state_packer.pack),
         unpack_state=jax.jit(state_packer.unpack),

@@ -37,6 +37,7 @@ import jax
 
 import alem_core
 from alem_core.api import step
+from alem_core.executables import quick_compile_options
 from alem_core.observation.masking import action_mask
 from alem_core.observation.vector import observation
 from alem_core.pipeline import PIPELINE, step_draws
@@ -89,7 +90,35 @@ def parts(params, static) -> dict:
 
 
 KERNEL = re.compile(r"^\s*(?:ROOT )?%\S+ = .*? (?:fusion|custom-call|sort|scatter|gather)\(", re.M)
-"""A line of optimised HLO that XLA:CPU compiles into a kernel of its own."""
+"""A line of optimised HLO that XLA:CPU compiles into a kernel of its own (a gather or scatter
+inside a fusion is counted with it, as the issue that set the kernel goals counted them)."""
+_BOOKKEEPING = re.compile(r"= \S+ (?:parameter|constant|bitcast|tuple|get-tuple-element)\(")
+_HEADER = re.compile(r"^(?:ENTRY )?%(\S+) .*\{$")
+_CALLS = re.compile(r" fusion\(.*calls=%([\w.-]+)")
+
+
+def fused_ops(hlo: str) -> int:
+    """Instructions inside the fusions of optimised HLO (``compiled.as_text()``), nested fusions
+    included and parameters, constants, bitcasts and tuples not: XLA copies a cheap producer
+    into every fusion that reads it, and each copy is code to generate. With the PettingZoo
+    step's options a kernel costs about 3.5 ms of compile and an instruction about 0.3 ms
+    (bench/records/HISTORY.md, "Two emitters"), so for this step the instructions weigh more."""
+    bodies: dict[str, list[str]] = {}
+    lines: list[str] | None = None
+    for line in hlo.splitlines():
+        if header := _HEADER.match(line):
+            lines = bodies.setdefault(header.group(1), [])
+        elif line.startswith("}"):
+            lines = None
+        elif lines is not None:
+            lines.append(line)
+
+    def size(name: str) -> int:
+        body = [line for line in bodies.get(name, []) if not _BOOKKEEPING.search(line)]
+        return len(body) + sum(size(m.group(1)) for line in body if (m := _CALLS.search(line)))
+
+    top = [n for n in bodies if not n.startswith(("fused", "wrapped")) and "_computation" not in n]
+    return sum(size(m.group(1)) for n in top for line in bodies[n] if (m := _CALLS.search(line)))
 
 
 def world_shapes(params, static, worlds: int = 1):
@@ -107,6 +136,7 @@ class CompileCost(NamedTuple):
     lower_s: float
     compile_s: float
     kernels: int
+    ops: int
     kb_per_world: float
     kb_per_world_fresh: float
 
@@ -117,10 +147,13 @@ def _bytes(compiled) -> float:
     return float(analysis["bytes accessed"])
 
 
-def compile_costs(params, static, names=None, worlds: int = 1) -> dict[str, CompileCost]:
+def compile_costs(
+    params, static, names=None, worlds: int = 1, options: dict | None = None
+) -> dict[str, CompileCost]:
     """name -> ``CompileCost`` of every part (or those in ``names``), the whole transition and
     the whole step with its observation, each compiled alone for ``worlds`` worlds from abstract
-    shapes. The donated form is compiled only for its byte count (its kernels are the same)."""
+    shapes, with the XLA ``options`` given. The donated form is compiled only for its byte count
+    (its kernels are the same)."""
     key = jax.random.key(0)
     states, actions = world_shapes(params, static, worlds)
     table, whole = parts(params, static)
@@ -131,13 +164,15 @@ def compile_costs(params, static, names=None, worlds: int = 1) -> dict[str, Comp
         start = time.perf_counter()
         lowered = jax.jit(fn).lower(states, actions, key)
         lowered_at = time.perf_counter()
-        compiled = lowered.compile()
+        compiled = lowered.compile(options)
         done = time.perf_counter()
-        donated = jax.jit(fn, donate_argnums=0).lower(states, actions, key).compile()
+        donated = jax.jit(fn, donate_argnums=0).lower(states, actions, key).compile(options)
+        hlo = compiled.as_text()
         rows[name] = CompileCost(
             lowered_at - start,
             done - lowered_at,
-            len(KERNEL.findall(compiled.as_text())),
+            len(KERNEL.findall(hlo)),
+            fused_ops(hlo),
             _bytes(donated) / worlds / 1e3,
             _bytes(compiled) / worlds / 1e3,
         )
@@ -169,12 +204,14 @@ def print_compile_costs(rows: dict[str, CompileCost], worlds: int) -> None:
     for name, row in ordered:
         print(
             f"{name:<16} lower {row.lower_s:5.2f} s  compile {row.compile_s:6.2f} s  "
-            f"{row.kernels:5d} kernels  {row.kb_per_world:8.1f} KB ({row.kb_per_world_fresh:.1f})"
+            f"{row.kernels:5d} kernels {row.ops:6d} ops  "
+            f"{row.kb_per_world:8.1f} KB ({row.kb_per_world_fresh:.1f})"
         )
     total = sum(r.compile_s for r in parts_only.values())
     kernels = sum(r.kernels for r in parts_only.values())
-    print(f"sum of parts: compile {total:.2f} s, {kernels} kernels (alone, each part pays the "
-          f"per-program overhead); jax {jax.__version__}")  # fmt: skip
+    ops = sum(r.ops for r in parts_only.values())
+    print(f"sum of parts: compile {total:.2f} s, {kernels} kernels, {ops} ops (alone, each part "
+          f"pays the per-program overhead); jax {jax.__version__}")  # fmt: skip
 
 
 def main() -> None:
@@ -182,11 +219,16 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=None, help="64 timed, 1 compiled")
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--compile", action="store_true", help="compile costs, not run times")
+    parser.add_argument(
+        "--quick", action="store_true", help="with --compile: the PettingZoo step's XLA options"
+    )
     args = parser.parse_args()
     static, params = alem_core.StaticParams(), alem_core.make_params("medium").as_arrays()
     if args.compile:
         worlds = args.worlds or 1
-        print_compile_costs(compile_costs(params, static, worlds=worlds), worlds)
+        options = quick_compile_options("step") if args.quick else None
+        print(f"# XLA options: {options or 'the defaults'}")
+        print_compile_costs(compile_costs(params, static, worlds=worlds, options=options), worlds)
         return
     args.worlds = args.worlds or 64
     keys = jax.random.split(jax.random.key(3), args.worlds)

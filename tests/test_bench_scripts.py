@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 from alem_pz.parallel import DEFAULT_MAX_STEPS
@@ -74,6 +75,17 @@ def test_call_overhead_fits_a_step_and_a_call_cost_from_two_call_sizes():
         assert row["fit_step_ms"] + row["fit_call_ms"] / k == pytest.approx(ms)
 
 
+def test_stage_costs_counts_the_instructions_inside_fusions():
+    from bench.stage_costs import fused_ops
+
+    def chain(x):
+        return jnp.sin(x) * 2.0 + 1.0
+
+    one = jax.jit(chain).lower(jnp.ones(8)).compile().as_text()
+    two = jax.jit(lambda x: chain(chain(x))).lower(jnp.ones(8)).compile().as_text()
+    assert 3 <= fused_ops(one) < fused_ops(two)
+
+
 def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
     """Every part ``stage_costs`` times or compiles traces on the small world (a renamed core
     function once broke the observation part unseen), and the compile table counts kernels."""
@@ -90,6 +102,7 @@ def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
     rows = stage_costs.compile_costs(params, static, names={"step", "books"}, worlds=2)
     assert set(rows) == {"step", "books"}
     assert rows["step"].kernels > rows["books"].kernels > 0
+    assert rows["step"].ops > rows["books"].ops >= rows["books"].kernels  # an op or more each
     # the step writes at least its observation; a fresh output state costs more than a donated one
     assert rows["step"].kb_per_world > rows["books"].kb_per_world > 0
     assert rows["step"].kb_per_world_fresh > rows["step"].kb_per_world

@@ -199,7 +199,9 @@ def test_the_env_step_is_compiled_with_its_own_xla_options():
     from alem_core.executables import quick_compile_options
     from alem_pz.compiled import AheadOfTime
 
-    assert compiled_core(SMALL).step._options == (quick_compile_options() or None)
+    core = compiled_core(SMALL)
+    assert core.step._options == (quick_compile_options("step") or None)
+    assert core.reset._options == (quick_compile_options("reset") or None)
     unknown = AheadOfTime(jax.jit(lambda x: x + 1), 1.0, compiler_options={"no_such_option": 1})
     with pytest.raises(Exception, match="no_such_option"):
         _ = unknown.compiled
