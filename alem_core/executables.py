@@ -35,20 +35,21 @@ REFUSE = 0.9
 _CACHES: list[Any] = []
 
 QUICK_COMPILE_CPU: dict[str, dict[str, Any]] = {
-    "step": {"xla_cpu_use_fusion_emitters": False},
+    "step": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1},
     "reset": {"xla_backend_optimization_level": 0},
 }
 """XLA options for programs called one world at a time from Python (the PettingZoo env's step
 and reset), where a person waits for the compile and a call's dispatch outweighs its kernels.
 
-* ``step``: XLA:CPU's default fusion emitters generate each kernel through MLIR; the older
-  emitters compile the 48 x 48 step in about two thirds of the time, bit-identical, and the
-  step from Python is no slower; but its kernels run 10-15 % slower at N = 64, so batched and
-  scanned programs keep the default (bench/records/HISTORY.md, "Two emitters").
-* ``reset``: once per episode, so its run time (3 ms -> 16-19 ms) matters less than its
-  compile (4.3 s -> 2.5 s); the older emitters compile it slower.
+* ``step``: XLA:CPU's older fusion emitters (the default ones generate each kernel through
+  MLIR) with LLVM at level 1 compile the step in about half the time, bit-identical, and the
+  step called from Python is no slower; batched kernels run slower with them, so batched and
+  scanned programs keep XLA's defaults.
+* ``reset``: it runs once an episode, so its compile counts for more than its run time:
+  level 0 (the older emitters compile it slower).
 
-Passed per executable: no process-wide flag is set."""
+Measured in bench/records/HISTORY.md, "Compile options for one world". Passed per executable:
+no process-wide flag is set."""
 
 
 def quick_compile_options(program: str) -> dict[str, Any]:

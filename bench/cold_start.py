@@ -9,6 +9,8 @@ Each run starts a new Python process whose compilation cache directory is a new 
 * ``reset``: the first ``reset(seed=0)``;
 * ``first_step``: the first ``step`` (masked random actions);
 * ``episode_100``: a 100-step episode played to its end, with the score in the last infos;
+* ``step_ms``: then the mean milliseconds of a step (actions and resets included) over
+  ``STEADY`` more steps, what the env costs once compiled;
 * and, in the same process, the seconds JAX spent tracing (``jaxpr_trace_s``), lowering
   (``jaxpr_to_mlir_module_s``) and compiling (``backend_compile_s``), from ``jax.monitoring``'s
   duration events, with the count of programs compiled.
@@ -27,9 +29,12 @@ import sys
 import tempfile
 import time
 
+STEADY = 1000
+"""Steps timed after the first episode for ``step_ms``."""
+
 CHILD = r"""
 import json, sys, time
-start = float(sys.argv[1])
+start, STEADY = float(sys.argv[1]), int(sys.argv[2])
 marks = {}
 events = {}
 import jax
@@ -56,6 +61,13 @@ while env.agents:
 if hasattr(env, "episode_score"):  # the score's own route, where the env has one
     env.episode_score()
 marks["episode_100"] = time.perf_counter() - start
+obs, infos = env.reset(seed=1)
+steady = time.perf_counter()
+for _ in range(STEADY):
+    if not env.agents:
+        obs, infos = env.reset(seed=2)
+    obs, rewards, terms, truncs, infos = env.step(act(infos))
+marks["step_ms"] = (time.perf_counter() - steady) / STEADY * 1e3
 for name, secs in events.items():
     marks[name + "_s"] = sum(secs)
 marks["programs_compiled"] = len(events.get("backend_compile", []))
@@ -69,7 +81,7 @@ def run_child(cache_home: str) -> dict:
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     env.pop("ALEM_COMPILATION_CACHE", None)
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, repr(time.perf_counter())],
+        [sys.executable, "-c", CHILD, repr(time.perf_counter()), str(STEADY)],
         env=env,
         capture_output=True,
         text=True,
