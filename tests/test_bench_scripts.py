@@ -114,3 +114,5 @@ def test_xla_kernel_cost_counts_the_kernels_of_its_chain():
     short, longer = xla_kernel_cost.measure(2, calls=3), xla_kernel_cost.measure(8, calls=3)
     assert 0 < short["kernels"] < longer["kernels"]
     assert short["compile_s"] > 0 and short["call_us"] > 0
+    layered = xla_kernel_cost.measure(2, length=3, options={"xla_backend_optimization_level": 1})
+    assert layered["kernels"] == short["kernels"] and layered["ops"] > short["ops"]
