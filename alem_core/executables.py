@@ -36,7 +36,7 @@ _CACHES: list[Any] = []
 
 QUICK_COMPILE_CPU: dict[str, dict[str, Any]] = {
     "step": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1},
-    "reset": {"xla_backend_optimization_level": 0},
+    "reset": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0},
 }
 """XLA options for programs called one world at a time from Python (the PettingZoo env's step
 and reset), where a person waits for the compile and a call's dispatch outweighs its kernels.
@@ -45,8 +45,8 @@ and reset), where a person waits for the compile and a call's dispatch outweighs
   MLIR) with LLVM at level 1 compile the step in about half the time, bit-identical, and the
   step called from Python is no slower; batched kernels run slower with them, so batched and
   scanned programs keep XLA's defaults.
-* ``reset``: it runs once an episode, so its compile counts for more than its run time:
-  level 0 (the older emitters compile it slower).
+* ``reset``: it runs once an episode, so its compile counts for more than its run time: the
+  older emitters with LLVM at level 0 (at the default level they compile it slower).
 
 Measured in bench/records/HISTORY.md, "Compile options for one world". Passed per executable:
 no process-wide flag is set."""
