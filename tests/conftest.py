@@ -9,13 +9,20 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # Tests check behaviour, not speed, so they compile with XLA's LLVM backend at optimisation level
-# 0: that halves the cold compiles on 2 cores (2026-12-02, cold cache: tests/core/test_batch.py
-# 151 s -> 84 s; the CI suites 936 s -> 624 s and 262 s -> 142 s, all passing). Appended to any
-# flags the caller set, before JAX starts; subprocesses (notebook kernels, the sharding test)
-# inherit it. ALEM_TEST_XLA_OPT=1 runs the suite at XLA's default level instead.
+# 0 and XLA:CPU's older fusion emitters, which compile each kernel in about half the time (the
+# PettingZoo env uses them for one world: alem_core.executables.QUICK_COMPILE_CPU) and give
+# bit-identical results. Level 0 halved the cold compiles on 2 cores (2026-12-02: the CI suites
+# 936 s -> 624 s and 262 s -> 142 s); the emitters took the full step from 10.5 s to 6.1 s
+# (2026-12-04). Appended to any flags the caller set, before JAX starts; subprocesses (notebook
+# kernels, the sharding test) inherit them. ALEM_TEST_XLA_OPT=1 runs the suite with XLA's
+# defaults instead.
 if os.environ.get("ALEM_TEST_XLA_OPT") != "1":
     os.environ["XLA_FLAGS"] = " ".join(
-        [os.environ.get("XLA_FLAGS", ""), "--xla_backend_optimization_level=0"]
+        [
+            os.environ.get("XLA_FLAGS", ""),
+            "--xla_backend_optimization_level=0",
+            "--xla_cpu_use_fusion_emitters=false",
+        ]
     ).strip()
 
 import jax
