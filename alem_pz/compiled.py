@@ -34,12 +34,15 @@ def _pack(obs: jax.Array, mask: jax.Array, reward, terminated, truncated, state)
 class CompiledCore(NamedTuple):
     """Compiled entry points for one ``StaticParams``. State and params cross the host
     boundary as a few packed buffers (``alem_pz.packing``): ~100 separate leaves cost more
-    dispatch time than the step itself."""
+    dispatch time than the step itself. ``pack_state`` and ``unpack_state`` are compiled for
+    calls from Python; ``unpack`` is the traceable function, for use inside other jitted code
+    (a jitted function with its own XLA options cannot be nested)."""
 
     reset: AheadOfTime
     step: AheadOfTime
     pack_state: Callable
     unpack_state: Callable
+    unpack: Callable
     pack_params: Callable
 
 
@@ -160,12 +163,14 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         params_buffers,
         compiler_options=quick_compile_options("step"),
     )
+    moving = quick_compile_options("reset")  # data movement, called eagerly: level 0 will do
     return CompiledCore(
         reset=AheadOfTime(
             jax.jit(reset), key, params_buffers, compiler_options=quick_compile_options("reset")
         ),
         step=step_fn.start(),
-        pack_state=jax.jit(state_packer.pack),
-        unpack_state=jax.jit(state_packer.unpack),
+        pack_state=jax.jit(state_packer.pack, compiler_options=moving),
+        unpack_state=jax.jit(state_packer.unpack, compiler_options=moving),
+        unpack=state_packer.unpack,
         pack_params=lambda params: tuple(jnp.asarray(b) for b in pack_params(params.as_arrays())),
     )

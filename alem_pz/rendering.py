@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
-from alem_core.executables import per_shape
+from alem_core.executables import per_shape, quick_compile_options
 from alem_core.pixels import AGENT_TILE_PX, pixel_observation
 from alem_pz.compiled import compiled_core
 
@@ -29,21 +29,27 @@ GAP_PX = 4
 GAP_COLOUR = (12, 12, 16)
 
 
-@per_shape
-def pixel_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
-    """Jitted ``state buffers -> (P, H, W, 3) float32`` images of every agent, per shape."""
-    core = compiled_core(static)
+def _images(static: alem_core.StaticParams, tile_px: int) -> Callable:
+    """``state buffers -> (P, H, W, 3) float32`` images of every agent (traceable)."""
+    unpack = compiled_core(static).unpack
 
     def images(state_buffers: Any) -> jax.Array:
-        return pixel_observation(core.unpack_state(state_buffers), None, static, tile_px)
+        return pixel_observation(unpack(state_buffers), None, static, tile_px)
 
-    return jax.jit(images)
+    return images
+
+
+@per_shape
+def pixel_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
+    """Jitted ``state buffers -> (P, H, W, 3) float32`` images of every agent, per shape; one
+    world per call, so compiled with ``quick_compile_options``."""
+    return jax.jit(_images(static, tile_px), compiler_options=quick_compile_options("step"))
 
 
 @per_shape
 def frame_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
     """Jitted ``state buffers -> (H, P * W + gaps, 3) uint8`` team frame (views side by side)."""
-    images = pixel_function(static, tile_px)
+    images = _images(static, tile_px)
 
     def frame(state_buffers: Any) -> jax.Array:
         views = (images(state_buffers) * 255.0 + 0.5).astype(jnp.uint8)
@@ -53,7 +59,7 @@ def frame_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
             parts += [gap, views[i]] if i else [views[i]]
         return jnp.concatenate(parts, axis=1)
 
-    return jax.jit(frame)
+    return jax.jit(frame, compiler_options=quick_compile_options("step"))
 
 
 def _buffers(env: Any) -> Any:

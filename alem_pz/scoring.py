@@ -16,7 +16,7 @@ import jax
 import numpy as np
 
 import alem_core
-from alem_core.executables import per_shape
+from alem_core.executables import per_shape, quick_compile_options
 from alem_core.scoring.score import score_keys, score_table
 from alem_pz.compiled import compiled_core
 
@@ -24,12 +24,12 @@ from alem_pz.compiled import compiled_core
 @per_shape
 def compiled_score(static: alem_core.StaticParams) -> Callable:
     """Jitted ``state buffers -> (P, K) float32``, columns in ``score_keys(static)`` order."""
-    unpack = compiled_core(static).unpack_state
+    unpack = compiled_core(static).unpack
 
     def run(state_buffers):
         return score_table(unpack(state_buffers), static, True)
 
-    return jax.jit(run)
+    return jax.jit(run, compiler_options=quick_compile_options("step"))  # one world per call
 
 
 def score_rows(state_buffers, static: alem_core.StaticParams) -> np.ndarray:
