@@ -126,15 +126,17 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
     params_example = alem_core.make_params("medium").as_arrays()
     params_packer = PyTreePacker(params_example)
     pack_params = _host_packer(params_packer)
-    state_shape = jax.eval_shape(
-        lambda k: alem_core.reset(k, params_example, static)[1], jax.random.key(0)
-    )
+    # Traced once: the reset program below calls the same jitted core reset with the same
+    # argument types (a raw uint32 key, as the env's keys are), so JAX reuses this trace.
+    core_reset = jax.jit(alem_core.reset, static_argnums=2)
+    key = np.zeros((2,), np.uint32)
+    state_shape = jax.eval_shape(core_reset, key, params_example, static)[1]
     state_packer = PyTreePacker(state_shape)
 
     def reset(key: jax.Array, params_buffers):
         params = params_packer.unpack(params_buffers)
         key, sub = jax.random.split(key)
-        _, state = alem_core.reset(sub, params, static)
+        _, state = core_reset(sub, params, static)
         obs, mask = alem_core.observe(state, params, static)
         p = static.player_count
         no = jnp.zeros((p,), bool)
@@ -151,7 +153,6 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         packed = _pack(obs, info["action_mask"], reward, terminated, truncated, state)
         return key, state_packer.pack(state), packed
 
-    key = np.zeros((2,), np.uint32)
     params_buffers = pack_params(params_example)
     state_buffers = jax.eval_shape(state_packer.pack, state_shape)
     actions = np.zeros((static.player_count,), np.int32)
