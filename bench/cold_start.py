@@ -14,7 +14,10 @@ Each run starts a new Python process whose compilation cache directory is a new 
 * and, in the same process, the seconds JAX spent tracing (``jaxpr_trace_s``), lowering
   (``jaxpr_to_mlir_module_s``) and compiling (``backend_compile_s``), from ``jax.monitoring``'s
   duration events, with the count of programs compiled.
-``--warm`` runs a second process on the same cache, as a user's second run.
+``--warm`` runs a second process on the same cache, as a user's second run. ``--play`` times
+``alem-play`` instead (one person, two random AI seats, SDL's dummy video driver): ``ready``
+when its window may open (the env reset and the step compiled) and ``first_frame`` when the
+first frame is drawn.
 Prints one table and the machine's load; the figures are whole-stage wall times, the mean
 over ``--runs`` runs.
 """
@@ -75,13 +78,35 @@ print("COLD_START " + json.dumps(marks))
 """
 
 
-def run_child(cache_home: str) -> dict:
+PLAY_CHILD = r"""
+import json, sys, time
+start = float(sys.argv[1])
+from alem_pz.play import Game, PlayConfig
+marks = {"import": time.perf_counter() - start}
+game = Game(PlayConfig(humans=(0,), seed=0))
+marks["ready"] = time.perf_counter() - start
+game.run(max_frames=1)
+marks["first_frame"] = time.perf_counter() - start
+marks["programs_compiled"] = 0  # not counted here
+print("COLD_START " + json.dumps(marks))
+"""
+
+
+def run_child(cache_home: str, play: bool = False) -> dict:
     """One fresh process on ``cache_home``; its stage marks (seconds from its start)."""
     env = dict(os.environ, XDG_CACHE_HOME=cache_home)
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     env.pop("ALEM_COMPILATION_CACHE", None)
+    if play:
+        env |= {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, repr(time.perf_counter()), str(STEADY)],
+        [
+            sys.executable,
+            "-c",
+            PLAY_CHILD if play else CHILD,
+            repr(time.perf_counter()),
+            str(STEADY),
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -101,6 +126,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--warm", action="store_true", help="also a second run on the cache")
+    parser.add_argument("--play", action="store_true", help="alem-play's first frame instead")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
@@ -108,9 +134,9 @@ def main() -> None:
     cold, warm = [], []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="alem-cold-") as cache_home:
-            cold.append(run_child(cache_home))
+            cold.append(run_child(cache_home, args.play))
             if args.warm:
-                warm.append(run_child(cache_home))
+                warm.append(run_child(cache_home, args.play))
     results = {"cold": mean(cold), "cold_runs": cold, "load_before": load}
     if warm:
         results |= {"warm": mean(warm), "warm_runs": warm}
