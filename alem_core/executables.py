@@ -35,27 +35,29 @@ REFUSE = 0.9
 _CACHES: list[Any] = []
 
 QUICK_COMPILE_CPU: dict[str, dict[str, Any]] = {
-    "step": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1},
-    "reset": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0},
+    "every_step": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1},
+    "per_episode": {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0},
 }
-"""XLA options for programs called one world at a time from Python (the PettingZoo env's step
-and reset), where a person waits for the compile.
+"""XLA options for programs called one world at a time from Python (the PettingZoo env's step,
+reset, score and pictures), where a person waits for the compile.
 
-* ``step``: XLA:CPU's older fusion emitters (the default ones generate each kernel through
-  MLIR) with LLVM at level 1 compile the step in about half the time, bit-identical. The
-  price is a slower step: about 30 % from Python, more in batched and scanned programs, which
-  therefore keep XLA's defaults. The trade favours the first minutes (people, language models,
-  evaluation); a long single-world training run pays it on every step.
-* ``reset``: once an episode, so its compile counts for more than its run time (a reset takes
+* ``every_step`` (the step, pixel views, team frames): XLA:CPU's older fusion emitters (the
+  default ones generate each kernel through MLIR) with LLVM at level 1 compile the step in
+  about half the time, bit-identical. The price is a slower step: about 30 % from Python, more
+  in batched and scanned programs, which therefore keep XLA's defaults. The trade favours the
+  first minutes (people, language models, evaluation); a long single-world training run pays
+  it on every step.
+* ``per_episode`` (the reset, the score, the state packed and unpacked for Python): called
+  about once an episode, so their compile counts for more than their run time (a reset takes
   about 20 ms instead of 3 ms): the older emitters with LLVM at level 0.
 
 Measured in bench/records/HISTORY.md, "Compile options for one world". Passed per executable:
 no process-wide flag is set."""
 
 
-def quick_compile_options(program: str) -> dict[str, Any]:
-    """``QUICK_COMPILE_CPU[program]`` on the CPU backend, nothing elsewhere (XLA:CPU options)."""
-    return dict(QUICK_COMPILE_CPU[program]) if jax.default_backend() == "cpu" else {}
+def quick_compile_options(kind: str) -> dict[str, Any]:
+    """``QUICK_COMPILE_CPU[kind]`` on the CPU backend, nothing elsewhere (XLA:CPU options)."""
+    return dict(QUICK_COMPILE_CPU[kind]) if jax.default_backend() == "cpu" else {}
 
 
 def maps_in_use() -> int | None:

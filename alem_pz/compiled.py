@@ -162,16 +162,14 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         state_buffers,
         actions,
         params_buffers,
-        compiler_options=quick_compile_options("step"),
+        compiler_options=quick_compile_options("every_step"),
     )
-    moving = quick_compile_options("reset")  # data movement, called eagerly: level 0 will do
+    per_episode = quick_compile_options("per_episode")
     return CompiledCore(
-        reset=AheadOfTime(
-            jax.jit(reset), key, params_buffers, compiler_options=quick_compile_options("reset")
-        ),
+        reset=AheadOfTime(jax.jit(reset), key, params_buffers, compiler_options=per_episode),
         step=step_fn.start(),
-        pack_state=jax.jit(state_packer.pack, compiler_options=moving),
-        unpack_state=jax.jit(state_packer.unpack, compiler_options=moving),
+        pack_state=jax.jit(state_packer.pack, compiler_options=per_episode),
+        unpack_state=jax.jit(state_packer.unpack, compiler_options=per_episode),
         unpack=state_packer.unpack,
         pack_params=lambda params: tuple(jnp.asarray(b) for b in pack_params(params.as_arrays())),
     )

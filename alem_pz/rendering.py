@@ -43,7 +43,7 @@ def _images(static: alem_core.StaticParams, tile_px: int) -> Callable:
 def pixel_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
     """Jitted ``state buffers -> (P, H, W, 3) float32`` images of every agent, per shape; one
     world per call, so compiled with ``quick_compile_options``."""
-    return jax.jit(_images(static, tile_px), compiler_options=quick_compile_options("step"))
+    return jax.jit(_images(static, tile_px), compiler_options=quick_compile_options("every_step"))
 
 
 @per_shape
@@ -59,7 +59,7 @@ def frame_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
             parts += [gap, views[i]] if i else [views[i]]
         return jnp.concatenate(parts, axis=1)
 
-    return jax.jit(frame, compiler_options=quick_compile_options("step"))
+    return jax.jit(frame, compiler_options=quick_compile_options("every_step"))
 
 
 def _buffers(env: Any) -> Any:

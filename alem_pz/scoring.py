@@ -29,7 +29,7 @@ def compiled_score(static: alem_core.StaticParams) -> Callable:
     def run(state_buffers):
         return score_table(unpack(state_buffers), static, True)
 
-    return jax.jit(run, compiler_options=quick_compile_options("step"))  # one world per call
+    return jax.jit(run, compiler_options=quick_compile_options("per_episode"))  # at episode ends
 
 
 def score_rows(state_buffers, static: alem_core.StaticParams) -> np.ndarray:

@@ -226,7 +226,7 @@ def main() -> None:
     static, params = alem_core.StaticParams(), alem_core.make_params("medium").as_arrays()
     if args.compile:
         worlds = args.worlds or 1
-        options = quick_compile_options("step") if args.quick else None
+        options = quick_compile_options("every_step") if args.quick else None
         print(f"# XLA options: {options or 'the defaults'}")
         print_compile_costs(compile_costs(params, static, worlds=worlds, options=options), worlds)
         return

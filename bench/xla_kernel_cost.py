@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--length", type=int, nargs="+", default=[0])
     parser.add_argument("--quick", action="store_true", help="the PettingZoo step's options")
     args = parser.parse_args()
-    options = quick_compile_options("step") if args.quick else None
+    options = quick_compile_options("every_step") if args.quick else None
     print(f"XLA options: {options or 'the defaults'}")
     for length in args.length:
         for k in args.kernels:

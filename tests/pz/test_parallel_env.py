@@ -200,8 +200,8 @@ def test_the_env_step_is_compiled_with_its_own_xla_options():
     from alem_pz.compiled import AheadOfTime
 
     core = compiled_core(SMALL)
-    assert core.step._options == (quick_compile_options("step") or None)
-    assert core.reset._options == (quick_compile_options("reset") or None)
+    assert core.step._options == (quick_compile_options("every_step") or None)
+    assert core.reset._options == (quick_compile_options("per_episode") or None)
     unknown = AheadOfTime(jax.jit(lambda x: x + 1), 1.0, compiler_options={"no_such_option": 1})
     with pytest.raises(Exception, match="no_such_option"):
         _ = unknown.compiled
