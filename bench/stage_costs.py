@@ -20,10 +20,12 @@ N = 64 since 2026-12-01). For where the time goes inside the real jitted step, p
 step with its observation are lowered and compiled alone for one world, or ``--worlds N``
 vmapped (nothing run, no persistent cache), and the table gives seconds to lower (trace and
 MLIR), seconds of XLA compile, the kernels XLA emitted (fusions and other ops that become a
-compiled function each, loop bodies included) and the bytes one call reads and writes per world
-by XLA's cost analysis (which counts a scatter or gather as touching its whole operand, and a
-conditional as its costlier branch), largest compile first. XLA:CPU's compile time follows the
-kernel count (each kernel is an LLVM module of its own), so this is the list to shorten.
+compiled function each, loop bodies included), the instructions inside them (``fused_ops``)
+and the bytes one call reads and writes per world by XLA's cost analysis (which counts a
+scatter or gather as touching its whole operand, and a conditional as its costlier branch),
+largest compile first. ``--quick`` compiles with the PettingZoo step's options. XLA:CPU's
+compile time follows both the kernels (each an LLVM module of its own) and the instructions in
+them, so this is the list to shorten.
 """
 
 from __future__ import annotations
@@ -100,9 +102,10 @@ _CALLS = re.compile(r" fusion\(.*calls=%([\w.-]+)")
 def fused_ops(hlo: str) -> int:
     """Instructions inside the fusions of optimised HLO (``compiled.as_text()``), nested fusions
     included and parameters, constants, bitcasts and tuples not: XLA copies a cheap producer
-    into every fusion that reads it, and each copy is code to generate. With the PettingZoo
-    step's options a kernel costs about 3.5 ms of compile and an instruction about 0.3 ms
-    (bench/records/HISTORY.md, "Two emitters"), so for this step the instructions weigh more."""
+    into every fusion that reads it, and each copy is code to generate. Fitted over the stages
+    with the PettingZoo step's options, a kernel costs about 4.2 ms of compile and an
+    instruction about 0.19 ms, so the step's instructions weigh as much as its kernels
+    (bench/records/HISTORY.md, "Compile options for one world")."""
     bodies: dict[str, list[str]] = {}
     lines: list[str] | None = None
     for line in hlo.splitlines():
