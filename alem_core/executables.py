@@ -44,12 +44,14 @@ reset, score and pictures), where a person waits for the compile.
 * ``every_step`` (the step, pixel views, team frames): XLA:CPU's older fusion emitters (the
   default ones generate each kernel through MLIR) with LLVM at level 1 compile the step in
   about half the time, bit-identical. The price is a slower step: about 30 % from Python, more
-  in batched and scanned programs, which therefore keep XLA's defaults. The trade favours the
-  first minutes (people, language models, evaluation); a long single-world training run pays
-  it on every step.
+  in batched and scanned programs, which therefore keep XLA's defaults. The PettingZoo env
+  pays it only until its step has been called 200 times, when a helper process compiles the
+  default tier (``alem_pz.compiled.Tiered``); pixel views and team frames keep paying it.
 * ``per_episode`` (the reset, the score, the state packed and unpacked for Python): called
   about once an episode, so their compile counts for more than their run time (a reset takes
-  about 20 ms instead of 3 ms): the older emitters with LLVM at level 0.
+  about 20 ms instead of 3 ms): the older emitters with LLVM at level 0. Level 0 is not used
+  for the step: it rounds some floats in the last place differently from higher levels, and
+  the env's step must give the same episode whichever tier serves it.
 
 Measured in bench/records/HISTORY.md, "Compile options for one world". Passed per executable:
 no process-wide flag is set."""

@@ -2,11 +2,30 @@
 
 State and params cross the host boundary as a few packed buffers (``alem_pz.packing``):
 dispatching the state's ~100 leaves one by one cost more than the step itself.
+
+The step and the reset are compiled in two tiers (``Tiered``). A new user waits for the first
+tier, compiled with ``QUICK_COMPILE_CPU``'s options (about half the compile, a slower program).
+Once a world shape has stepped ``TIER_UP_AFTER`` times, a helper process compiles the same
+programs with XLA's defaults into the persistent compilation cache; this process then loads
+them from the cache on its compile thread and swaps them in. A helper process, not a thread:
+an XLA compile cannot be stopped, and Python joins threads at exit, so a short script would
+wait for a compile it no longer needs; the helper is simply stopped at exit.
+``ALEM_FASTER_STEP=0`` (or ``off``) keeps the first tier; so does a process without the
+persistent cache, where the helper's work could not reach it.
+
+Run as ``python -m alem_pz.compiled STATIC`` this module is that helper.
 """
 
 from __future__ import annotations
 
+import atexit
+import base64
 import functools
+import os
+import pickle
+import subprocess
+import sys
+import warnings
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
@@ -16,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import alem_core
-from alem_core.compilation_cache import enable_default_cache
+from alem_core.compilation_cache import OFF_VALUES, enable_default_cache
 from alem_core.executables import per_shape, quick_compile_options
 from alem_core.scoring.metrics import cooperation_metrics
 from alem_pz.packing import PyTreePacker
@@ -38,8 +57,8 @@ class CompiledCore(NamedTuple):
     calls from Python; ``unpack`` is the traceable function, for use inside other jitted code
     (a jitted function with its own XLA options cannot be nested)."""
 
-    reset: AheadOfTime
-    step: AheadOfTime
+    reset: Tiered
+    step: Tiered
     pack_state: Callable
     unpack_state: Callable
     unpack: Callable
@@ -66,6 +85,19 @@ class AheadOfTime:
         self._options = compiler_options or None
         self._future: Future | None = None
         self._compiled: Any = None
+
+    @classmethod
+    def of_lowered(cls, lowered: Any, compiler_options: dict | None = None) -> AheadOfTime:
+        """The same lowered program, compiled with other options."""
+        program = cls.__new__(cls)
+        program.lowered, program._options = lowered, compiler_options or None
+        program._future, program._compiled = None, None
+        return program
+
+    @property
+    def ready(self) -> bool:
+        """Compiled (or failed to compile): a call would not wait."""
+        return self._compiled is not None or (self._future is not None and self._future.done())
 
     def start(self) -> AheadOfTime:
         """Begin compiling in the worker thread (no-op once started)."""
@@ -97,6 +129,127 @@ def _compile_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="alem-compile")
 
 
+TIER_UP_AFTER = 200
+"""Steps of one world shape in this process after which its default-compiled programs are
+prepared: enough that a demo, a person's first moves or a short script never start the helper,
+few enough that a training loop gets the faster step within seconds of its start."""
+ENV_VAR = "ALEM_FASTER_STEP"
+
+
+class Tiered:
+    """One program served by its quick compile (``quick``) until XLA's default compile of the
+    same lowering (``faster``) is ready, then by that: the two give bit-identical results."""
+
+    def __init__(self, quick: AheadOfTime, tier_up: TierUp | None = None) -> None:
+        self.quick = quick
+        self.faster = AheadOfTime.of_lowered(quick.lowered)
+        self.tier_up = tier_up
+        self._current = quick
+
+    @property
+    def tier(self) -> str:
+        """``"quick"`` or ``"default"``: which compile serves the calls now."""
+        return "quick" if self._current is self.quick else "default"
+
+    def start(self) -> Tiered:
+        """Begin the quick compile in the worker thread."""
+        self.quick.start()
+        return self
+
+    def wait(self) -> None:
+        """Block until the quick compile is done."""
+        self.quick.wait()
+
+    def __call__(self, *args: Any) -> Any:
+        if self.tier_up is not None:
+            self.tier_up.count()
+        if self._current is self.quick and self.faster.ready:
+            try:
+                self.faster.wait()
+                self._current = self.faster
+            except Exception as error:  # keep serving the quick compile, which works
+                warnings.warn(f"alem kept the quick compile: {error}", stacklevel=2)
+                self.faster = self.quick
+        return self._current(*args)
+
+
+class TierUp:
+    """Counts a core's steps and, at ``TIER_UP_AFTER``, starts the helper process that puts
+    the default compiles of ``programs`` in the persistent cache; when it has finished, each
+    program's default compile is loaded on the compile thread (a cache hit)."""
+
+    POLL_EVERY = 32  # steps between checks on the helper (a wait on a process is a syscall)
+
+    def __init__(self, static: alem_core.StaticParams, programs: tuple[Tiered, ...] = ()) -> None:
+        self.static, self.programs, self.calls = static, programs, 0
+        self.helper: subprocess.Popen | None = None
+
+    def count(self) -> None:
+        self.calls += 1
+        if self.calls == TIER_UP_AFTER:
+            self.begin()
+        elif self.helper is not None and self.calls % self.POLL_EVERY == 0:
+            self.poll()
+
+    def begin(self) -> None:
+        """Start the helper now, where tiering up can work (see the module docstring)."""
+        if self.helper is None and _tier_up_possible():
+            self.helper = _start_helper(self.static)
+
+    def poll(self) -> bool:
+        """True once the helper has finished (and the loads have been started if it worked)."""
+        if self.helper is None or self.helper.poll() is None:
+            return self.helper is None
+        if self.helper.returncode == 0:
+            for program in self.programs:
+                program.faster.start()
+        self.helper = None
+        return True
+
+
+def _tier_up_possible() -> bool:
+    chosen = os.environ.get(ENV_VAR, "").strip().lower()
+    return (
+        chosen not in OFF_VALUES
+        and bool(quick_compile_options("every_step"))  # XLA:CPU; elsewhere one tier already
+        and bool(jax.config.jax_compilation_cache_dir)
+        and jax.config.jax_enable_compilation_cache
+    )
+
+
+_HELPERS: list[subprocess.Popen] = []
+
+
+def _start_helper(static: alem_core.StaticParams) -> subprocess.Popen:
+    """``python -m alem_pz.compiled STATIC`` with this process's cache settings and path."""
+    if not _HELPERS:
+        atexit.register(_stop_helpers)
+    env = dict(os.environ)
+    env["JAX_COMPILATION_CACHE_DIR"] = str(jax.config.jax_compilation_cache_dir)
+    env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = str(
+        jax.config.jax_persistent_cache_min_compile_time_secs
+    )
+    env["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+    encoded = base64.b64encode(pickle.dumps(static)).decode()
+    helper = subprocess.Popen(
+        [sys.executable, "-m", "alem_pz.compiled", encoded],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _HELPERS.append(helper)
+    return helper
+
+
+def _stop_helpers() -> None:
+    """At exit: a helper's work is of no use to a process that is ending."""
+    for helper in _HELPERS:
+        if helper.poll() is None:
+            helper.kill()
+            helper.wait()
+
+
 def _host_packer(packer: PyTreePacker) -> Callable:
     """``packer.pack`` in numpy (params are host values: no device op, nothing to compile)."""
 
@@ -118,10 +271,19 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
 
     ``reset`` and ``step`` split the env's key inside the compiled call (an eager split is a
     dispatch of its own) and return ``(next_key, state buffers, packed)`` with ``packed`` as
-    in ``_pack``. Both are lowered here and step's compile starts at once in the worker
-    thread (``AheadOfTime``); the caller's first ``reset`` compiles reset meanwhile. Both
-    compile with ``QUICK_COMPILE_CPU``'s options: one world per call, a person waiting.
+    in ``_pack``. Both are lowered here and step's quick compile starts at once in the worker
+    thread (``AheadOfTime``); the caller's first ``reset`` compiles reset meanwhile. Both are
+    ``Tiered``: ``QUICK_COMPILE_CPU``'s options first (one world per call, a person waiting),
+    XLA's defaults once the shape is in steady use.
     """
+    core = _lowered_core(static)
+    core.step.start()
+    return core
+
+
+def _lowered_core(static: alem_core.StaticParams) -> CompiledCore:
+    """``compiled_core``'s functions, lowered and not yet compiled (the helper process
+    compiles their default tier from here)."""
     enable_default_cache()  # the first env turns the on-disk cache on (not the import)
     params_example = alem_core.make_params("medium").as_arrays()
     params_packer = PyTreePacker(params_example)
@@ -165,11 +327,30 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
         compiler_options=quick_compile_options("every_step"),
     )
     per_episode = quick_compile_options("per_episode")
+    reset_fn = Tiered(
+        AheadOfTime(jax.jit(reset), key, params_buffers, compiler_options=per_episode)
+    )
+    tier_up = TierUp(static)
+    step_fn = Tiered(step_fn, tier_up)
+    tier_up.programs = (step_fn, reset_fn)
     return CompiledCore(
-        reset=AheadOfTime(jax.jit(reset), key, params_buffers, compiler_options=per_episode),
-        step=step_fn.start(),
+        reset=reset_fn,
+        step=step_fn,
         pack_state=jax.jit(state_packer.pack, compiler_options=per_episode),
         unpack_state=jax.jit(state_packer.unpack, compiler_options=per_episode),
         unpack=state_packer.unpack,
         pack_params=lambda params: tuple(jnp.asarray(b) for b in pack_params(params.as_arrays())),
     )
+
+
+def _compile_default_tier(encoded_static: str) -> None:
+    """The helper: compile the step and the reset of a ``StaticParams`` (pickled, base64) with
+    XLA's defaults, which writes them to the persistent cache the parent set."""
+    static = pickle.loads(base64.b64decode(encoded_static))
+    core = _lowered_core(static)
+    core.step.faster.wait()
+    core.reset.faster.wait()
+
+
+if __name__ == "__main__":
+    _compile_default_tier(sys.argv[1])

@@ -1,6 +1,6 @@
 """Cold start as a new user meets it: every stage timed in a fresh process on an empty cache.
 
-    python -m bench.cold_start [--runs 1] [--warm] [--json out.json]
+    python -m bench.cold_start [--runs 1] [--warm] [--tiers SECONDS] [--json out.json]
 
 Each run starts a new Python process whose compilation cache directory is a new empty folder
 (``XDG_CACHE_HOME`` points at it), and times, from the process's start:
@@ -14,6 +14,11 @@ Each run starts a new Python process whose compilation cache directory is a new 
 * and, in the same process, the seconds JAX spent tracing (``jaxpr_trace_s``), lowering
   (``jaxpr_to_mlir_module_s``) and compiling (``backend_compile_s``), from ``jax.monitoring``'s
   duration events, with the count of programs compiled.
+``--tiers SECONDS`` then steps on until the env serves its default-compiled step
+(``alem_pz.compiled.Tiered``): ``default_at`` is when (-1 if not within SECONDS of the start),
+``step_ms_default`` the mean of ``STEADY`` steps after it, and ``tiers_differ`` counts the calls
+(a 200-step random walk, 10 resets) where the two tiers' states or outputs differ at all (0
+expected).
 ``--warm`` runs a second process on the same cache, as a user's second run. ``--play`` times
 ``alem-play`` instead (one person, two random AI seats, SDL's dummy video driver): ``ready``
 when its window may open (the env reset and the step compiled) and ``first_frame`` when the
@@ -37,7 +42,7 @@ STEADY = 1000
 
 CHILD = r"""
 import json, sys, time
-start, STEADY = float(sys.argv[1]), int(sys.argv[2])
+start, STEADY, TIERS = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 marks = {}
 events = {}
 import jax
@@ -49,6 +54,24 @@ def listen(event, secs, **kw):
 monitoring.register_event_duration_secs_listener(listen)
 import numpy as np
 import alem_pz
+def tiers_differ(env, core, rng, steps=200):
+    # steps of a random walk from the env's state (and resets, one per 20 steps, of new keys)
+    # where the two tiers' results differ at all
+    def differ(program, *args):
+        copies = [jax.tree.map(jax.numpy.copy, args) for _ in range(2)]
+        one, other = program.quick(*copies[0]), program.faster(*copies[1])
+        pairs = zip(jax.tree.leaves(one), jax.tree.leaves(other))
+        return one, not all(np.array_equal(a, b) for a, b in pairs)
+    key, state, params = env._key, env._state, env._params_buffers
+    n = env.action_space(env.possible_agents[0]).n
+    count = 0
+    for t in range(steps):
+        if t % 20 == 0:
+            count += differ(core.reset, jax.random.fold_in(key, t), params)[1]
+        actions = np.asarray(rng.integers(0, n, size=len(env.possible_agents)), np.int32)
+        (key, state, _), different = differ(core.step, key, state, actions, params)
+        count += different
+    return count
 marks["import"] = time.perf_counter() - start
 env = alem_pz.make(players=3, max_steps=100)
 marks["make"] = time.perf_counter() - start
@@ -71,6 +94,21 @@ for _ in range(STEADY):
         obs, infos = env.reset(seed=2)
     obs, rewards, terms, truncs, infos = env.step(act(infos))
 marks["step_ms"] = (time.perf_counter() - steady) / STEADY * 1e3
+if TIERS:
+    from alem_pz.compiled import compiled_core
+    core = compiled_core(env.static)
+    while core.step.tier != "default" and time.perf_counter() - start < TIERS:
+        if not env.agents:
+            obs, infos = env.reset(seed=3)
+        obs, rewards, terms, truncs, infos = env.step(act(infos))
+    marks["default_at"] = time.perf_counter() - start if core.step.tier == "default" else -1.0
+    steady = time.perf_counter()
+    for _ in range(STEADY):
+        if not env.agents:
+            obs, infos = env.reset(seed=4)
+        obs, rewards, terms, truncs, infos = env.step(act(infos))
+    marks["step_ms_default"] = (time.perf_counter() - steady) / STEADY * 1e3
+    marks["tiers_differ"] = tiers_differ(env, core, rng)
 for name, secs in events.items():
     marks[name + "_s"] = sum(secs)
 marks["programs_compiled"] = len(events.get("backend_compile", []))
@@ -91,7 +129,7 @@ print("COLD_START " + json.dumps(marks))
 """
 
 
-def run_child(cache_home: str, play: bool = False) -> dict:
+def run_child(cache_home: str, play: bool = False, tiers: float = 0.0) -> dict:
     """One fresh process on ``cache_home``; its stage marks (seconds from its start)."""
     env = dict(os.environ, XDG_CACHE_HOME=cache_home)
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
@@ -105,6 +143,7 @@ def run_child(cache_home: str, play: bool = False) -> dict:
             PLAY_CHILD if play else CHILD,
             repr(time.perf_counter()),
             str(STEADY),
+            str(tiers),
         ],
         env=env,
         capture_output=True,
@@ -126,6 +165,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--warm", action="store_true", help="also a second run on the cache")
     parser.add_argument("--play", action="store_true", help="alem-play's first frame instead")
+    parser.add_argument(
+        "--tiers",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also wait (up to SECONDS from the start) for the default-compiled step",
+    )
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
@@ -133,9 +179,9 @@ def main() -> None:
     cold, warm = [], []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="alem-cold-") as cache_home:
-            cold.append(run_child(cache_home, args.play))
+            cold.append(run_child(cache_home, args.play, args.tiers))
             if args.warm:
-                warm.append(run_child(cache_home, args.play))
+                warm.append(run_child(cache_home, args.play, args.tiers))
     results = {"cold": mean(cold), "cold_runs": cold, "load_before": load}
     if warm:
         results |= {"warm": mean(warm), "warm_runs": warm}

@@ -10,12 +10,12 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # Tests check behaviour, not speed, so they compile with XLA's LLVM backend at optimisation level
 # 0 and XLA:CPU's older fusion emitters, which compile each kernel in about half the time (the
-# PettingZoo env uses them for one world: alem_core.executables.QUICK_COMPILE_CPU) and give
-# bit-identical results. Level 0 halved the cold compiles on 2 cores (2026-12-02: the CI suites
-# 936 s -> 624 s and 262 s -> 142 s); the emitters took the full step from 10.5 s to 6.1 s
-# (2026-12-04). Appended to any flags the caller set, before JAX starts; subprocesses (notebook
-# kernels, the sharding test) inherit them. ALEM_TEST_XLA_OPT=1 runs the suite with XLA's
-# defaults instead.
+# PettingZoo env uses them for one world: alem_core.executables.QUICK_COMPILE_CPU); level 0 may
+# round a float in the last place differently, so tests compare runs made under these flags.
+# Level 0 halved the cold compiles on 2 cores (2026-12-02: the CI suites 936 s -> 624 s and
+# 262 s -> 142 s); the emitters took the full step from 10.5 s to 6.1 s (2026-12-04). Appended
+# to any flags the caller set, before JAX starts; subprocesses (notebook kernels, the sharding
+# test) inherit them. ALEM_TEST_XLA_OPT=1 runs the suite with XLA's defaults instead.
 if os.environ.get("ALEM_TEST_XLA_OPT") != "1":
     os.environ["XLA_FLAGS"] = " ".join(
         [
@@ -24,6 +24,10 @@ if os.environ.get("ALEM_TEST_XLA_OPT") != "1":
             "--xla_cpu_use_fusion_emitters=false",
         ]
     ).strip()
+
+# The PettingZoo env's default-compiled step (alem_pz/compiled.py) comes from a helper process
+# after 200 steps of a shape; here it would only add compiles. Its own test turns it on.
+os.environ.setdefault("ALEM_FASTER_STEP", "0")
 
 import jax
 

@@ -43,20 +43,24 @@ def rollout(env, seed, steps):
     return record
 
 
-def assert_same(a, b):
-    """Exact, dtype-sensitive equality of nested dicts/tuples of arrays and scalars."""
+def assert_same(a, b, float_rtol=0.0):
+    """Exact, dtype-sensitive equality of nested dicts/tuples of arrays and scalars (float
+    arrays within ``float_rtol`` where one is given)."""
     assert type(a) is type(b), (type(a), type(b))
     if isinstance(a, dict):
         assert list(a) == list(b)
         for key in a:
-            assert_same(a[key], b[key])
+            assert_same(a[key], b[key], float_rtol)
     elif isinstance(a, (tuple, list)):
         assert len(a) == len(b)
         for x, y in zip(a, b, strict=True):
-            assert_same(x, y)
+            assert_same(x, y, float_rtol)
     elif isinstance(a, np.ndarray):
         assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
+        if float_rtol and np.issubdtype(a.dtype, np.floating):
+            np.testing.assert_allclose(a, b, rtol=float_rtol)
+        else:
+            np.testing.assert_array_equal(a, b)
     else:
         assert a == b
 
@@ -200,11 +204,44 @@ def test_the_env_step_is_compiled_with_its_own_xla_options():
     from alem_pz.compiled import AheadOfTime
 
     core = compiled_core(SMALL)
-    assert core.step._options == (quick_compile_options("every_step") or None)
-    assert core.reset._options == (quick_compile_options("per_episode") or None)
+    assert core.step.quick._options == (quick_compile_options("every_step") or None)
+    assert core.reset.quick._options == (quick_compile_options("per_episode") or None)
+    assert core.step.faster._options is None and core.reset.faster._options is None
     unknown = AheadOfTime(jax.jit(lambda x: x + 1), 1.0, compiler_options={"no_such_option": 1})
     with pytest.raises(Exception, match="no_such_option"):
         _ = unknown.compiled
+
+
+def test_the_step_and_reset_tier_up_to_the_default_compile_with_the_same_episode(monkeypatch):
+    """The helper process puts the default compiles in the cache, the env swaps them in and
+    plays the same episode; a helper still running at exit is stopped, not waited for.
+
+    Everything but the observation floats must match exactly; those within 1e-6. The suite's
+    flags compile the default tier with LLVM at level 0, which rounds one observation float of
+    this episode differently from the quick tier's level 1. With a user's settings (level 1
+    against XLA's default level) the two are bit-identical: ``python -m bench.cold_start
+    --tiers`` checks that."""
+    from alem_pz import compiled
+
+    monkeypatch.setenv(compiled.ENV_VAR, "1")  # the suite's conftest turns tiering off
+    env = AlemParallelEnv(**small_kwargs())
+    before = rollout(env, seed=4, steps=12)
+    core = compiled_core(SMALL)
+    tier_up = core.step.tier_up
+    assert (core.step.tier, core.reset.tier) == ("quick", "quick")
+    tier_up.begin()
+    compiled._stop_helpers()  # what the process does at exit
+    assert tier_up.poll() and tier_up.helper is None  # killed: nothing is loaded
+    assert not core.step.faster.ready
+    tier_up.begin()
+    tier_up.helper.wait(timeout=600)
+    assert tier_up.helper.returncode == 0
+    assert tier_up.poll()
+    core.step.faster.wait()  # loaded from the cache on the compile thread
+    core.reset.faster.wait()
+    after = rollout(env, seed=4, steps=12)
+    assert (core.step.tier, core.reset.tier) == ("default", "default")
+    assert_same(before, after, float_rtol=1e-6)
 
 
 # ---- bad input --------------------------------------------------------------------------------
