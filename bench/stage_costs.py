@@ -16,14 +16,16 @@ XLA skips most of the observation's cost: writing it out costs 2-3x more (about 
 N = 64 since 2026-12-01). For where the time goes inside the real jitted step, profile it:
 ``alem_core.step`` and ``alem_core.batch.step`` name their parts with ``jax.named_scope``.
 
-``--compile`` answers the cold start's question instead: each part, the whole transition and the
-step with its observation are lowered and compiled alone for one world, or ``--worlds N``
-vmapped (nothing run, no persistent cache), and the table gives seconds to lower (trace and
-MLIR), seconds of XLA compile, the kernels XLA emitted (fusions and other ops that become a
-compiled function each, loop bodies included), the instructions inside them (``fused_ops``)
-and the bytes one call reads and writes per world by XLA's cost analysis (which counts a
-scatter or gather as touching its whole operand, and a conditional as its costlier branch),
-largest compile first. ``--quick`` compiles with the PettingZoo step's options. XLA:CPU's
+``--compile`` answers the cold start's question instead: each part, the whole transition, the
+step with its observation and the reset (world generation) are lowered and compiled alone for
+one world, or ``--worlds N`` vmapped (nothing run, no persistent cache), and the table gives
+seconds to lower (trace and MLIR), seconds of XLA compile, the kernels XLA emitted (fusions and
+other ops that become a compiled function each, loop bodies included), the instructions inside
+them (``fused_ops``) and the bytes one call reads and writes per world by XLA's cost analysis
+(which counts a scatter or gather as touching its whole operand, and a conditional as its
+costlier branch), largest compile first. A part compiled alone cannot fuse with its
+neighbours, so the whole step's kernels are also given by the stage they come from
+(``kernels_by_stage``). ``--quick`` compiles with the PettingZoo step's options. XLA:CPU's
 compile time follows both the kernels (each an LLVM module of its own) and the instructions in
 them, so this is the list to shorten.
 """
@@ -142,6 +144,7 @@ class CompileCost(NamedTuple):
     ops: int
     kb_per_world: float
     kb_per_world_fresh: float
+    by_stage: dict[str, int]
 
 
 def _bytes(compiled) -> float:
@@ -161,7 +164,9 @@ def compile_costs(
     states, actions = world_shapes(params, static, worlds)
     table, whole = parts(params, static)
     rows = {}
-    for name, fn in {"step": observed_step(params, static), "whole step": whole, **table}.items():
+    programs = {"step": observed_step(params, static), "whole step": whole}
+    programs |= {"reset": batched_reset(params, static), **table}
+    for name, fn in programs.items():
         if names is not None and name not in names:
             continue
         start = time.perf_counter()
@@ -178,8 +183,30 @@ def compile_costs(
             fused_ops(hlo),
             _bytes(donated) / worlds / 1e3,
             _bytes(compiled) / worlds / 1e3,
+            kernels_by_stage(hlo),
         )
     return rows
+
+
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+
+
+def kernels_by_stage(hlo: str) -> dict[str, int]:
+    """Kernels of optimised HLO counted by the pipeline stage (or the observation) whose named
+    scope their root instruction carries: where the whole step's kernels come from, each
+    stage fused with its neighbours as in the real step. Kernels XLA adds itself (copies) and
+    the step's own bookkeeping fall under "other"."""
+    names = {stage.name for stage in PIPELINE} | {"observation"}
+    counts: dict[str, int] = {}
+    for line in hlo.splitlines():
+        if not KERNEL.match(line):
+            continue
+        found = _OP_NAME.search(line)
+        scopes = found.group(1).split("/") if found else []
+        scopes = [re.sub(r"^vmap\((.*)\)$", r"\1", scope) for scope in scopes]
+        stage = next((scope for scope in scopes if scope in names), "other")
+        counts[stage] = counts.get(stage, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def observed_step(params, static):
@@ -192,7 +219,17 @@ def observed_step(params, static):
     return run
 
 
-WHOLE = ("step", "whole step")
+def batched_reset(params, static):
+    """World generation and the first observation, vmapped (the states given are not read)."""
+
+    def run(s, a, k):
+        keys = jax.random.split(k, a.shape[0])
+        return jax.vmap(lambda kk: alem_core.reset(kk, params, static))(keys)
+
+    return run
+
+
+WHOLE = ("step", "whole step", "reset")
 
 
 def print_compile_costs(rows: dict[str, CompileCost], worlds: int) -> None:
@@ -210,6 +247,10 @@ def print_compile_costs(rows: dict[str, CompileCost], worlds: int) -> None:
             f"{row.kernels:5d} kernels {row.ops:6d} ops  "
             f"{row.kb_per_world:8.1f} KB ({row.kb_per_world_fresh:.1f})"
         )
+    for name in WHOLE[:2]:
+        if name in rows:
+            stages = ", ".join(f"{k} {v}" for k, v in rows[name].by_stage.items())
+            print(f"# {name}, kernels by stage: {stages}")
     total = sum(r.compile_s for r in parts_only.values())
     kernels = sum(r.kernels for r in parts_only.values())
     ops = sum(r.ops for r in parts_only.values())

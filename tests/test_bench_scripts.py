@@ -106,6 +106,9 @@ def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
     # the step writes at least its observation; a fresh output state costs more than a donated one
     assert rows["step"].kb_per_world > rows["books"].kb_per_world > 0
     assert rows["step"].kb_per_world_fresh > rows["step"].kb_per_world
+    # every kernel is counted once, under the stage whose named scope it carries
+    assert sum(rows["step"].by_stage.values()) == rows["step"].kernels
+    assert {"observation", "mobs", "do_phase"} <= set(rows["step"].by_stage)
 
 
 def test_xla_kernel_cost_counts_the_kernels_of_its_chain():
