@@ -276,14 +276,14 @@ def compiled_core(static: alem_core.StaticParams) -> CompiledCore:
     ``Tiered``: ``QUICK_COMPILE_CPU``'s options first (one world per call, a person waiting),
     XLA's defaults once the shape is in steady use.
     """
-    core = _lowered_core(static)
-    core.step.start()
-    return core
+    return _lowered_core(static, start_quick_step=True)
 
 
-def _lowered_core(static: alem_core.StaticParams) -> CompiledCore:
-    """``compiled_core``'s functions, lowered and not yet compiled (the helper process
-    compiles their default tier from here)."""
+def _lowered_core(static: alem_core.StaticParams, start_quick_step: bool) -> CompiledCore:
+    """``compiled_core``'s functions, lowered; the step's quick compile starts as soon as the
+    step is lowered where ``start_quick_step`` (the reset is lowered meanwhile: the compile
+    releases the interpreter), and nothing is compiled otherwise (the helper process compiles
+    the default tier from here)."""
     enable_default_cache()  # the first env turns the on-disk cache on (not the import)
     params_example = alem_core.make_params("medium").as_arrays()
     params_packer = PyTreePacker(params_example)
@@ -326,6 +326,8 @@ def _lowered_core(static: alem_core.StaticParams) -> CompiledCore:
         params_buffers,
         compiler_options=quick_compile_options("every_step"),
     )
+    if start_quick_step:
+        step_fn.start()
     per_episode = quick_compile_options("per_episode")
     reset_fn = Tiered(
         AheadOfTime(jax.jit(reset), key, params_buffers, compiler_options=per_episode)
@@ -347,7 +349,7 @@ def _compile_default_tier(encoded_static: str) -> None:
     """The helper: compile the step and the reset of a ``StaticParams`` (pickled, base64) with
     XLA's defaults, which writes them to the persistent cache the parent set."""
     static = pickle.loads(base64.b64decode(encoded_static))
-    core = _lowered_core(static)
+    core = _lowered_core(static, start_quick_step=False)
     core.step.faster.wait()
     core.reset.faster.wait()
 
