@@ -10,10 +10,10 @@ programs with XLA's defaults into the persistent compilation cache; this process
 them from the cache on its compile thread and swaps them in. A helper process, not a thread:
 an XLA compile cannot be stopped, and Python joins threads at exit, so a short script would
 wait for a compile it no longer needs; the helper is simply stopped at exit.
+One helper per world shape and cache runs at a time (a lock file in the cache).
 ``ALEM_FASTER_STEP=0`` (or ``off``) keeps the first tier; so does a process without the
-persistent cache, where the helper's work could not reach it.
-
-Run as ``python -m alem_pz.compiled STATIC`` this module is that helper.
+persistent cache, where the helper's work could not reach it. Run as ``python -m
+alem_pz.compiled STATIC LOCK`` this module is that helper.
 """
 
 from __future__ import annotations
@@ -21,13 +21,16 @@ from __future__ import annotations
 import atexit
 import base64
 import functools
+import hashlib
 import os
 import pickle
 import subprocess
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import jax
@@ -183,18 +186,28 @@ class TierUp:
     def __init__(self, static: alem_core.StaticParams, programs: tuple[Tiered, ...] = ()) -> None:
         self.static, self.programs, self.calls = static, programs, 0
         self.helper: subprocess.Popen | None = None
+        self.waiting = False  # another process's helper holds this shape's lock
 
     def count(self) -> None:
         self.calls += 1
         if self.calls == TIER_UP_AFTER:
             self.begin()
-        elif self.helper is not None and self.calls % self.POLL_EVERY == 0:
-            self.poll()
+        elif self.calls % self.POLL_EVERY == 0:
+            if self.helper is not None:
+                self.poll()
+            elif self.waiting:
+                self.begin()
 
     def begin(self) -> None:
-        """Start the helper now, where tiering up can work (see the module docstring)."""
-        if self.helper is None and _tier_up_possible():
-            self.helper = _start_helper(self.static)
+        """Start the helper now, where tiering up can work (module docstring). Where another
+        process's helper holds the shape's lock (worker processes of a vector env), wait for
+        it, then start one that finds the programs in the cache."""
+        if self.helper is not None or not _tier_up_possible():
+            return
+        lock = _lock_path(self.static)
+        self.waiting = not _take(lock)
+        if not self.waiting:
+            self.helper = _start_helper(self.static, lock)
 
     def poll(self) -> bool:
         """True once the helper has finished (and the loads have been started if it worked)."""
@@ -217,11 +230,38 @@ def _tier_up_possible() -> bool:
     )
 
 
-_HELPERS: list[subprocess.Popen] = []
+STALE_LOCK_S = 900.0
+"""A helper's lock older than this is taken to be left by a process that was killed."""
 
 
-def _start_helper(static: alem_core.StaticParams) -> subprocess.Popen:
-    """``python -m alem_pz.compiled STATIC`` with this process's cache settings and path."""
+def _lock_path(static: alem_core.StaticParams) -> Path:
+    """The lock of one world shape's helper, in the cache it fills."""
+    key = pickle.dumps((static, jax.__version__, os.environ.get("XLA_FLAGS", "")))
+    name = hashlib.sha256(key).hexdigest()[:20]
+    return Path(jax.config.jax_compilation_cache_dir) / "alem-tier-up" / f"{name}.lock"
+
+
+def _take(lock: Path) -> bool:
+    """Create ``lock`` unless another process holds it (a stale lock is taken over)."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if time.time() - lock.stat().st_mtime > STALE_LOCK_S:
+            lock.unlink(missing_ok=True)
+    except FileNotFoundError:
+        pass
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+_HELPERS: list[tuple[subprocess.Popen, Path]] = []
+
+
+def _start_helper(static: alem_core.StaticParams, lock: Path) -> subprocess.Popen:
+    """``python -m alem_pz.compiled STATIC LOCK`` with this process's cache settings and
+    path; the helper removes ``lock`` when it ends."""
     if not _HELPERS:
         atexit.register(_stop_helpers)
     env = dict(os.environ)
@@ -232,37 +272,23 @@ def _start_helper(static: alem_core.StaticParams) -> subprocess.Popen:
     env["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
     encoded = base64.b64encode(pickle.dumps(static)).decode()
     helper = subprocess.Popen(
-        [sys.executable, "-m", "alem_pz.compiled", encoded],
+        [sys.executable, "-m", "alem_pz.compiled", encoded, str(lock)],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    _HELPERS.append(helper)
+    _HELPERS.append((helper, lock))
     return helper
 
 
 def _stop_helpers() -> None:
     """At exit: a helper's work is of no use to a process that is ending."""
-    for helper in _HELPERS:
+    for helper, lock in _HELPERS:
         if helper.poll() is None:
             helper.kill()
             helper.wait()
-
-
-def _host_packer(packer: PyTreePacker) -> Callable:
-    """``packer.pack`` in numpy (params are host values: no device op, nothing to compile)."""
-
-    def pack(tree: Any) -> tuple[np.ndarray, ...]:
-        parts: list[list[np.ndarray]] = [[] for _ in packer.dtypes]
-        for leaf, (buffer, _, _) in zip(jax.tree.leaves(tree), packer.slots, strict=True):
-            parts[buffer].append(np.ravel(np.asarray(leaf, packer.dtypes[buffer])))
-        return tuple(
-            np.concatenate(group) if group else np.zeros((0,), name)
-            for group, name in zip(parts, packer.dtypes, strict=True)
-        )
-
-    return pack
+            lock.unlink(missing_ok=True)
 
 
 @per_shape
@@ -287,7 +313,7 @@ def _lowered_core(static: alem_core.StaticParams, start_quick_step: bool) -> Com
     enable_default_cache()  # the first env turns the on-disk cache on (not the import)
     params_example = alem_core.make_params("medium").as_arrays()
     params_packer = PyTreePacker(params_example)
-    pack_params = _host_packer(params_packer)
+    pack_params = params_packer.pack_host
     # Traced once: the reset program below calls the same jitted core reset with the same
     # argument types (a raw uint32 key, as the env's keys are), so JAX reuses this trace.
     core_reset = jax.jit(alem_core.reset, static_argnums=2)
@@ -345,14 +371,18 @@ def _lowered_core(static: alem_core.StaticParams, start_quick_step: bool) -> Com
     )
 
 
-def _compile_default_tier(encoded_static: str) -> None:
+def _compile_default_tier(encoded_static: str, lock: str) -> None:
     """The helper: compile the step and the reset of a ``StaticParams`` (pickled, base64) with
-    XLA's defaults, which writes them to the persistent cache the parent set."""
-    static = pickle.loads(base64.b64decode(encoded_static))
-    core = _lowered_core(static, start_quick_step=False)
-    core.step.faster.wait()
-    core.reset.faster.wait()
+    XLA's defaults, which writes them to the persistent cache the parent set; then remove the
+    lock that kept other processes from starting the same work."""
+    try:
+        static = pickle.loads(base64.b64decode(encoded_static))
+        core = _lowered_core(static, start_quick_step=False)
+        core.step.faster.wait()
+        core.reset.faster.wait()
+    finally:
+        Path(lock).unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
-    _compile_default_tier(sys.argv[1])
+    _compile_default_tier(sys.argv[1], sys.argv[2])

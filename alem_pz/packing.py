@@ -39,12 +39,18 @@ class PyTreePacker:
 
     def pack(self, tree: Any) -> tuple[jax.Array, ...]:
         """One 1-D buffer per dtype holding every leaf, raveled, in tree order."""
-        leaves = jax.tree.leaves(tree)
-        parts: list[list[jax.Array]] = [[] for _ in self.dtypes]
-        for leaf, (buffer, _, _) in zip(leaves, self.slots, strict=True):
-            parts[buffer].append(jnp.ravel(jnp.asarray(leaf, self.dtypes[buffer])))
+        return self._pack(tree, jnp)
+
+    def pack_host(self, tree: Any) -> tuple[np.ndarray, ...]:
+        """``pack`` in numpy, for host values: no device op, nothing to compile."""
+        return self._pack(tree, np)
+
+    def _pack(self, tree: Any, xp: Any) -> tuple[Any, ...]:
+        parts: list[list[Any]] = [[] for _ in self.dtypes]
+        for leaf, (buffer, _, _) in zip(jax.tree.leaves(tree), self.slots, strict=True):
+            parts[buffer].append(xp.ravel(xp.asarray(leaf, self.dtypes[buffer])))
         return tuple(
-            jnp.concatenate(group) if group else jnp.zeros((0,), name)
+            xp.concatenate(group) if group else xp.zeros((0,), name)
             for group, name in zip(parts, self.dtypes, strict=True)
         )
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import pickle
+import time
 
 import jax
 import jax.numpy as jnp
@@ -230,9 +232,15 @@ def test_the_step_and_reset_tier_up_to_the_default_compile_with_the_same_episode
     tier_up = core.step.tier_up
     assert (core.step.tier, core.reset.tier) == ("quick", "quick")
     tier_up.begin()
-    compiled._stop_helpers()  # what the process does at exit
+    other = compiled.TierUp(tier_up.static)  # another process's env of the same shape
+    other.begin()
+    assert other.waiting and other.helper is None  # one helper per shape and cache at a time
+    compiled._stop_helpers()  # what the process does at exit: stop it and free its lock
     assert tier_up.poll() and tier_up.helper is None  # killed: nothing is loaded
     assert not core.step.faster.ready
+    other.begin()
+    assert other.helper is not None and not other.waiting
+    compiled._stop_helpers()
     tier_up.begin()
     tier_up.helper.wait(timeout=600)
     assert tier_up.helper.returncode == 0
@@ -242,6 +250,16 @@ def test_the_step_and_reset_tier_up_to_the_default_compile_with_the_same_episode
     after = rollout(env, seed=4, steps=12)
     assert (core.step.tier, core.reset.tier) == ("default", "default")
     assert_same(before, after, float_rtol=1e-6)
+
+
+def test_a_helper_lock_left_by_a_killed_process_is_taken_over(tmp_path):
+    from alem_pz import compiled
+
+    lock = tmp_path / "shape.lock"
+    assert compiled._take(lock) and not compiled._take(lock)  # held: a second taker waits
+    old = time.time() - compiled.STALE_LOCK_S - 1
+    os.utime(lock, (old, old))
+    assert compiled._take(lock)  # stale: taken over
 
 
 # ---- bad input --------------------------------------------------------------------------------
