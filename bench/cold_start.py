@@ -87,27 +87,24 @@ while env.agents:
 if hasattr(env, "episode_score"):  # the score's own route, where the env has one
     env.episode_score()
 marks["episode_100"] = time.perf_counter() - start
+def play(seed, steps=None, until=lambda: False):
+    # steps (or until ``until()``), each ended episode reset with ``seed``; ms a step
+    global obs, infos
+    began, done = time.perf_counter(), 0
+    while (done < steps) if steps else not until():
+        if not env.agents:
+            obs, infos = env.reset(seed=seed)
+        obs, rewards, terms, truncs, infos = env.step(act(infos))
+        done += 1
+    return (time.perf_counter() - began) / max(done, 1) * 1e3
 obs, infos = env.reset(seed=1)
-steady = time.perf_counter()
-for _ in range(STEADY):
-    if not env.agents:
-        obs, infos = env.reset(seed=2)
-    obs, rewards, terms, truncs, infos = env.step(act(infos))
-marks["step_ms"] = (time.perf_counter() - steady) / STEADY * 1e3
+marks["step_ms"] = play(2, STEADY)
 if TIERS:
     from alem_pz.compiled import compiled_core
     core = compiled_core(env.static)
-    while core.step.tier != "default" and time.perf_counter() - start < TIERS:
-        if not env.agents:
-            obs, infos = env.reset(seed=3)
-        obs, rewards, terms, truncs, infos = env.step(act(infos))
+    play(3, until=lambda: core.step.tier == "default" or time.perf_counter() - start > TIERS)
     marks["default_at"] = time.perf_counter() - start if core.step.tier == "default" else -1.0
-    steady = time.perf_counter()
-    for _ in range(STEADY):
-        if not env.agents:
-            obs, infos = env.reset(seed=4)
-        obs, rewards, terms, truncs, infos = env.step(act(infos))
-    marks["step_ms_default"] = (time.perf_counter() - steady) / STEADY * 1e3
+    marks["step_ms_default"] = play(4, STEADY)
     marks["tiers_differ"] = tiers_differ(env, core, rng)
 for name, secs in events.items():
     marks[name + "_s"] = sum(secs)
