@@ -110,9 +110,7 @@ def bench_scan(n: int, steps: int, params, static, repeats: int = 1) -> dict:
         return batch, out, obs_sum.sum(), ended.sum()
 
     start = time.perf_counter()
-    batch, out = jax.jit(core_batch.init, static_argnums=(1, 3))(
-        jax.random.key(0), n, arrays, static
-    )
+    batch, out = core_batch.init(jax.random.key(0), n, arrays, static)
     rollout = jax.jit(run, donate_argnums=(0, 1))
     batch, out, _, _ = jax.block_until_ready(rollout(batch, out, jax.random.key(1)))
     warm = time.perf_counter() - start

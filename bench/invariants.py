@@ -106,7 +106,7 @@ def check(difficulty: str, agent_steps: int, worlds: int, steps: int, seed: int)
     chunk = max(1, worlds // 8)
     run = make_chunk(static, steps, chunk)
     key = jax.random.key_data(jax.random.key(seed))
-    batch, out = jax.jit(core_batch.init, static_argnums=(1, 3))(key, worlds, params, static)
+    batch, out = core_batch.init(key, worlds, params, static)
     mask, totals = out.info["action_mask"], {name: 0 for name in (*CHECKS, "agent_steps")}
     start, call = time.perf_counter(), 0
     while totals["agent_steps"] < agent_steps:

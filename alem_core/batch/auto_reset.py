@@ -166,10 +166,14 @@ def init_from_keys(
     return new_batch(keys, first, second, static)
 
 
+@functools.partial(jax.jit, static_argnums=(1, 3))
 def init(
     key: jax.Array, num_worlds: int, params: Params, static: StaticParams
 ) -> tuple[Batch, BatchOutput]:
-    """A batch of ``num_worlds`` slots from one raw (2,) uint32 key (see ``init_from_keys``)."""
+    """A batch of ``num_worlds`` slots from one raw (2,) uint32 key (see ``init_from_keys``).
+
+    Jitted here (``num_worlds`` and ``static`` static): run eagerly, world generation is
+    dispatched op by op, which on 2 CPU cores took 11 s where the compiled call takes 0.1 s."""
     return init_from_keys(slot_keys(key, num_worlds), params, static)
 
 

@@ -118,8 +118,7 @@ def test_without_refresh_a_world_waits_instead_of_replaying_then_resets_to_the_s
     chunk, params = default_chunk(N), PARAMS.as_arrays()
     call = jax.jit(lambda b, a, p: core_batch.step(b, a, p, SMALL, chunk, refresh=False))
     refresh = jax.jit(lambda b, p: core_batch.refresh(b, p, SMALL, chunk))
-    init = jax.jit(core_batch.init, static_argnums=(1, 3))
-    batch, _ = init(jax.numpy.asarray(seed_key(0)), N, params, SMALL)
+    batch, _ = core_batch.init(jax.numpy.asarray(seed_key(0)), N, params, SMALL)
     for t in range(1, 2 * HORIZON + 2):
         batch, out = call(batch, played[t]["actions"], params)
         # Another executable may fuse float arithmetic differently: 1-ulp obs differences.
@@ -189,8 +188,7 @@ def test_on_device_step_with_score_matches_the_runner(played):
     outputs, and on the calls where worlds end the score ``BatchRunner.scores()`` gave."""
     chunk, params = default_chunk(N), PARAMS.as_arrays()
     call = jax.jit(lambda b, a, p: core_batch.step(b, a, p, SMALL, chunk))
-    init = jax.jit(core_batch.init, static_argnums=(1, 3))
-    batch, _ = init(jax.numpy.asarray(seed_key(0)), N, params, SMALL)
+    batch, _ = core_batch.init(jax.numpy.asarray(seed_key(0)), N, params, SMALL)
     for t in range(1, CALLS + 1):
         batch, out = call(batch, played[t]["actions"], params)
         out = jax.device_get(out._asdict())

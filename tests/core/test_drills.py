@@ -172,9 +172,10 @@ def test_bad_static_raises_naming_the_value():
 def test_t1_through_the_batched_path():
     static, params = T1
     n = 3
-    init = jax.jit(core_batch.init, static_argnums=(1, 3))
     step = jax.jit(core_batch.step, static_argnums=(3, 4))
-    batch, out = init(jnp.asarray(seed_key(5)), n, params.replace(max_timesteps=2), static)
+    batch, out = core_batch.init(
+        jnp.asarray(seed_key(5)), n, params.replace(max_timesteps=2), static
+    )
     assert out.obs.shape == (n, 3, alem_core.obs_size(static))
     for i in range(n):  # each slot's world is the drill's reset of that slot's episode key
         k_world, _ = jax.random.split(jax.random.fold_in(batch.slot_key[i], 0))
