@@ -17,11 +17,14 @@ import pytest
 from tests.test_docs import build_site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="headless Chromium is not installed (Debian: apt-get install chromium); "
-    "CI installs it in .ci/run",
-)
+pytestmark = [
+    pytest.mark.browser,  # CI's second stage selects it where it installed Chromium (.ci/run)
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="headless Chromium is not installed (Debian: apt-get install chromium); "
+        "CI installs it in .ci/run",
+    ),
+]
 PAGES = {"home": "index.html", "environment_card": "environment/index.html"}
 
 

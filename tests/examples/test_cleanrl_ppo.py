@@ -11,6 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+pytestmark = pytest.mark.torch  # CI's second stage selects it (.ci/run)
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "cleanrl_ppo.py"
 
 

@@ -14,6 +14,8 @@ import numpy as np
 
 from .conftest import run_snippet
 
+pytestmark = pytest.mark.torch  # CI's second stage selects it (.ci/run)
+
 
 @pytest.mark.slow
 def test_the_docs_ippo_snippet_takes_no_illegal_action():

@@ -18,6 +18,8 @@ import alem_pz.sb3
 
 from .conftest import run_snippet, small
 
+pytestmark = pytest.mark.torch  # CI's second stage selects it (.ci/run)
+
 HORIZON = 4
 
 

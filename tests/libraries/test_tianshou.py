@@ -10,6 +10,8 @@ pytest.importorskip("tianshou", reason="tianshou is not installed (pip install '
 
 from .conftest import run_snippet
 
+pytestmark = pytest.mark.torch  # CI's second stage selects it (.ci/run)
+
 
 def test_the_docs_snippet_collects_steps_with_no_illegal_action():
     """``strict_actions=True`` in the snippet: one illegal action would raise."""

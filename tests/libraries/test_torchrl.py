@@ -15,6 +15,8 @@ import alem_pz
 
 from .conftest import run_snippet, small
 
+pytestmark = pytest.mark.torch  # CI's second stage selects it (.ci/run)
+
 HORIZON = 5
 
 

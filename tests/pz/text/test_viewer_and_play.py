@@ -37,6 +37,7 @@ def test_viewer_embeds_the_trace_safely():
     assert "http" not in page.split("<script")[0]  # nothing fetched: self-contained
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
 def test_viewer_renders_in_headless_chromium(tmp_path):
     with LocalServer() as server:

@@ -22,11 +22,14 @@ from alem_pz.web.record import read_record, replay
 
 from .browser import CHROMIUM, Browser, Server
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="headless Chromium is not installed (Debian: apt-get install chromium); "
-    "CI installs it in .ci/run",
-)
+pytestmark = [
+    pytest.mark.browser,  # CI's second stage selects it where it installed Chromium (.ci/run)
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="headless Chromium is not installed (Debian: apt-get install chromium); "
+        "CI installs it in .ci/run",
+    ),
+]
 KEYS = {"d": ("KeyD", 68), "s": ("KeyS", 83), "w": ("KeyW", 87), "a": ("KeyA", 65)}
 
 
