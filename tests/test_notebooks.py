@@ -2,7 +2,9 @@
 
 The notebooks read ``ALEM_NOTEBOOK_SMALL=1`` (16 x 16 one-floor world, a few steps, episodes and
 worlds); a cell that raises fails the test with the cell's traceback. They are stored without
-outputs, which is checked too, so diffs stay reviewable.
+outputs, which is checked too, so diffs stay reviewable. Running them is marked slow (CI's second
+stage runs it): each starts a Jupyter kernel that imports JAX and traces its programs afresh,
+10-23 s a notebook on 2 cores with a warm cache.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def test_notebook_is_stored_without_outputs(path):
             assert not cell.outputs and cell.execution_count is None, f"{path.name}: outputs"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.setenv("ALEM_NOTEBOOK_SMALL", "1")

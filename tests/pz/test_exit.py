@@ -1,7 +1,10 @@
 """A script that ends right after its first reset, on an empty compilation cache, exits
 cleanly: normally with status 0, by an exception in user code with status 1 and the traceback,
 never by a signal. The env compiles its step in a worker thread from the first reset on; the
-process must wait for it rather than tear XLA down under a running compile."""
+process must wait for it rather than tear XLA down under a running compile.
+
+Marked slow (CI's second stage runs them): they compile on an empty cache by design, so they
+cost 15-17 s each on 2 cores however warm the suite's cache is."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ env.reset(seed=0)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ending", "status"),
     [("print('done')", 0), ("raise ValueError('user code failed')", 1)],
