@@ -193,6 +193,20 @@ def give_target(agent: int, slot: int) -> int:
     return slot if slot < agent else slot + 1
 
 
+def action_label(action: int, player_count: int) -> str:
+    """The label of an action id wherever people read one (errors, key tables, the browser):
+    the ``Action`` name, ``GIVE_SLOT_<k>`` or ``COMM_<j>`` (``action <id>`` for a negative id,
+    so that an error message about a bad id never raises itself)."""
+    action = int(action)
+    if action < 0:
+        return f"action {action}"
+    if action < GIVE_BASE:
+        return Action(action).name
+    if action < comm_base(player_count):
+        return f"GIVE_SLOT_{action - GIVE_BASE}"
+    return f"COMM_{action - comm_base(player_count)}"
+
+
 class Role(IntEnum):
     """Soft roles; agent i has role ``ROLE_OF_INDEX[i % 3]`` (docs/rules/roles.md)."""
 

@@ -46,7 +46,7 @@ reset, score and pictures), where a person waits for the compile.
   about half the time, bit-identical. The price is a slower step: about 30 % from Python, more
   in batched and scanned programs, which therefore keep XLA's defaults. The PettingZoo env
   pays it only until its step has been called 200 times, when a helper process compiles the
-  default tier (``alem_pz.compiled.Tiered``); pixel views and team frames keep paying it.
+  default tier (``alem_pz.envs.kernels.Tiered``); pixel views and team frames keep paying it.
 * ``per_episode`` (the reset, the score, the state packed and unpacked for Python): called
   about once an episode, so their compile counts for more than their run time (a reset takes
   about 20 ms instead of 3 ms): the older emitters with LLVM at level 0. Level 0 is not used

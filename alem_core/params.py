@@ -179,7 +179,7 @@ class Params:
         """The same params as numpy scalars of fixed dtypes (bool, int32, float32 by field).
 
         Passing these to a jitted function never retraces, whatever Python types the values
-        had (``1`` vs ``1.0``), and they pack into fixed buffers (``alem_pz.packing``).
+        had (``1`` vs ``1.0``), and they pack into fixed buffers (``alem_pz.envs.packing``).
         """
         values = {}
         for f in dataclasses.fields(self):

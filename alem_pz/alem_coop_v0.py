@@ -1,7 +1,7 @@
 """PettingZoo-style entry module for ``alem/Coop-v0``: ``parallel_env``, ``env`` and ``raw_env``.
 
-All three take the keyword arguments of ``alem_pz.parallel.AlemParallelEnv`` (see its env card),
-plus ``max_cycles`` as an alias of ``max_steps`` (``pettingzoo.make`` and PettingZoo's
+All three take the keyword arguments of ``alem_pz.envs.parallel.AlemParallelEnv`` (see its env
+card), plus ``max_cycles`` as an alias of ``max_steps`` (``pettingzoo.make`` and PettingZoo's
 ``max_cycles_test`` pass it).
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from alem_pz.parallel import DEFAULT_MAX_STEPS, AlemParallelEnv
+from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, AlemParallelEnv
 
 
 def parallel_env(*, max_cycles: int | None = None, **kwargs: Any) -> AlemParallelEnv:

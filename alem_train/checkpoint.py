@@ -89,7 +89,7 @@ def load_actor(path: str | Path) -> tuple[list[dict], int]:
 
 
 def load_policy(path: str | Path, seed: int = 0, greedy: bool = False):
-    """A batched evaluation policy (``alem_pz.evaluate``) from a ``policy.npz``: it samples
+    """A batched evaluation policy (``alem_pz.evaluation.cli``) from a ``policy.npz``: it samples
     from the masked policy (or takes its argmax with ``greedy``), reseeded per episode."""
     actor, players = load_actor(path)
     actor = jax.tree.map(jnp.asarray, actor)

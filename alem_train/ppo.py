@@ -30,7 +30,8 @@ from jax import Array
 import alem_core
 from alem_core.batch import auto_reset as core_batch
 from alem_core.batch.runner import default_chunk
-from alem_pz.protocol import PROTOCOL_PARAMS
+from alem_core.scoring.score import score_columns
+from alem_pz.evaluation.protocol import PROTOCOL_PARAMS
 from alem_train import networks
 from alem_train.objectives.actor_critic import entropy, gae, ppo_actor_loss, value_loss
 
@@ -170,7 +171,7 @@ def _episode_sums(nxt: core_batch.BatchOutput, static) -> Array:
     """(1 + len(EPISODE_KEYS),) count of worlds that ended and the sums of their team means."""
     done = nxt.info["done"]
     team = [nxt.info["episode_return"].mean(axis=1)]
-    scores = core_batch.score_dict(nxt.info["score"], static)
+    scores = score_columns(nxt.info["score"], static)
     team += [scores[k].mean(axis=1) for k in EPISODE_KEYS[1:]]
     sums = [jnp.where(done, x, 0.0).sum() for x in team]
     return jnp.stack([done.sum().astype(jnp.float32), *sums])

@@ -139,7 +139,7 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
 
 
 def evaluate(config: PPOConfig, args: argparse.Namespace) -> dict:
-    from alem_pz.protocol import evaluate as protocol
+    from alem_pz.evaluation.protocol import evaluate as protocol
 
     summary = protocol(
         checkpoint.load_policy(args.out / "policy.npz", seed=args.seed),

@@ -15,7 +15,7 @@ Each run starts a new Python process whose compilation cache directory is a new 
   (``jaxpr_to_mlir_module_s``) and compiling (``backend_compile_s``), from ``jax.monitoring``'s
   duration events, with the count of programs compiled.
 ``--tiers SECONDS`` then steps on until the env serves its default-compiled step
-(``alem_pz.compiled.Tiered``): ``default_at`` is when (-1 if not within SECONDS of the start),
+(``alem_pz.envs.kernels.Tiered``): ``default_at`` is when (-1 if not within SECONDS of the start),
 ``step_ms_default`` the mean of ``STEADY`` steps after it, and ``tiers_differ`` counts the calls
 (a 200-step random walk, 10 resets) where the two tiers' states or outputs differ at all (0
 expected).
@@ -100,7 +100,7 @@ def play(seed, steps=None, until=lambda: False):
 obs, infos = env.reset(seed=1)
 marks["step_ms"] = play(2, STEADY)
 if TIERS:
-    from alem_pz.compiled import compiled_core
+    from alem_pz.envs.kernels import compiled_core
     core = compiled_core(env.static)
     play(3, until=lambda: core.step.tier == "default" or time.perf_counter() - start > TIERS)
     marks["default_at"] = time.perf_counter() - start if core.step.tier == "default" else -1.0
@@ -116,7 +116,7 @@ print("COLD_START " + json.dumps(marks))
 PLAY_CHILD = r"""
 import json, sys, time
 start = float(sys.argv[1])
-from alem_pz.play import Game, PlayConfig
+from alem_pz.play.keyboard import Game, PlayConfig
 marks = {"import": time.perf_counter() - start}
 game = Game(PlayConfig(humans=(0,), seed=0))
 marks["ready"] = time.perf_counter() - start

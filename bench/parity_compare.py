@@ -8,7 +8,8 @@ or at T (``max_timesteps = T`` on both sides). Three teams (``--team``):
   inside one jitted ``lax.scan``;
 * ``masked``: the same scan, each agent's action uniform over the actions its mask allows
   (the mask each side returns with the step; the peer's from ``get_avail_actions``);
-* ``greedy``: the scripted ``GreedyCoordinator`` of ``alem_pz/baselines.py``, one instance per
+* ``greedy``: the scripted ``GreedyCoordinator`` of ``alem_pz/evaluation/baselines.py``, one
+instance per
   world, in a Python loop around one jitted vmapped step. It reads only an agent's observation
   and action mask, and the peer's observation has the same layout (9718 floats for 3 agents,
   docs/rules/observations.md#symbolic-observation) and its ``get_avail_actions`` the same 56 action
@@ -179,7 +180,8 @@ def _empty_info(jax, side: dict):
 
 def _loop_episode(jax, side: dict, key, steps: int):
     """Greedy team: a Python loop, one jitted vmapped step per time step, the scripted policy
-    (``alem_pz/baselines.py``, one instance per world) choosing from observation and mask."""
+    (``alem_pz/evaluation/baselines.py``, one instance per world) choosing from observation and
+    mask."""
     import numpy as np
 
     jnp = jax.numpy
@@ -208,13 +210,13 @@ def _loop_episode(jax, side: dict, key, steps: int):
 
 
 def _load_greedy():
-    """``GreedyCoordinator`` from ``alem_pz/baselines.py`` (numpy only; loaded from its file so
-    the peer's interpreter does not import the PettingZoo adapters)."""
+    """``GreedyCoordinator`` from ``alem_pz/evaluation/baselines.py`` (numpy only; loaded from
+    its file so that the peer's interpreter does not import the PettingZoo adapters)."""
     import importlib.util
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    path = root / "alem_pz" / "baselines.py"
+    path = root / "alem_pz" / "evaluation" / "baselines.py"
     spec = importlib.util.spec_from_file_location("parity_greedy_baselines", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -365,7 +367,7 @@ def main() -> int:
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     args = parser.parse_args()
     if args.compare:
-        from bench.parity_tables import compare  # alem's interpreter (alem_pz.stats)
+        from bench.parity_tables import compare  # alem's interpreter (alem_pz.evaluation.stats)
 
         compare(*args.compare, boot=args.boot)
         return 0

@@ -1,8 +1,8 @@
 """The comparison table of ``parity_compare.py``: per-world quantities, bootstrap errors, flags.
 
 Runs in alem's interpreter (the ``--compare`` step reads the two sides' ``.npz`` files). Every
-quantity is one number per world; the difference of the two sides' means gets a standard error
-from a bootstrap over worlds (each side resampled independently: ``alem_pz.stats``, rliable's
+quantity is one number per world; the difference of the two sides' means gets a standard error from
+a bootstrap over worlds (each side resampled independently: ``alem_pz.evaluation.stats``, rliable's
 bootstrap, the one every alem report uses) and is flagged beyond ``FLAG_SE`` standard errors.
 """
 
@@ -281,7 +281,7 @@ def print_table(qa: dict, qb: dict, boot: int, seed: int = 0) -> list[str]:
     """Print each quantity both sides have (peer, ours, diff, SE, z, flag); return the flagged."""
     # Imported here: the peer's interpreter loads this module (through parity_floors) without
     # alem_pz's dependencies.
-    from alem_pz.stats import difference_of_means
+    from alem_pz.evaluation.stats import difference_of_means
 
     print(f"diff = ours - peer; SE by bootstrap over worlds ({boot}); ** = |diff| > {FLAG_SE} SE")
     print(f"{'quantity':<58}{'peer':>10}{'ours':>10}{'diff':>10}{'SE':>9}{'z':>7}")

@@ -97,9 +97,9 @@ def bench_make_vec(rng, num_worlds=8):
 
 
 def bench_sb3(rng, num_worlds=8):
-    import alem_pz.sb3
+    import alem_pz.envs.sb3
 
-    env = alem_pz.sb3.make_vec_env(num_worlds, max_steps=MAX_STEPS)
+    env = alem_pz.envs.sb3.make_vec_env(num_worlds, max_steps=MAX_STEPS)
 
     def reset():
         env.seed(0)

@@ -3,7 +3,7 @@
     python -m bench.web_frames [--tile 24] [--steps 40] [--full]
 
 Frames (what alem-serve sends): per step, the pixel observation of every seat
-(``rendering.pixel_observations``), rounded to uint8, PNG-encoded (``alem_pz.web.views``) and
+(``rendering.pixel_observations``), rounded to uint8, PNG-encoded (``alem_pz.play.web.views``) and
 base64'd into the JSON frame; timed here at zlib levels 1, 6 and 9.
 
 Sprite sheet (the alternative, not built): the atlas of code-drawn textures sent once as a PNG,
@@ -26,9 +26,9 @@ import numpy as np
 import alem_core
 from alem_core.pixels import strip_rows
 from alem_core.pixels.textures import atlas
-from alem_pz import rendering
-from alem_pz.parallel import AlemParallelEnv
-from alem_pz.web.views import png_bytes, to_uint8
+from alem_pz.envs import rendering
+from alem_pz.envs.parallel import AlemParallelEnv
+from alem_pz.play.web.views import png_bytes, to_uint8
 
 LAYERS = 10
 

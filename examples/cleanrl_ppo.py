@@ -12,10 +12,10 @@ death ends its GAE chain like a termination. Truncation is treated as terminatio
 horizon is 10,000 steps and training episodes end by death long before.
 
 After training, the trained policy and the masked-random baseline are both scored with the
-evaluation protocol (``alem_pz.evaluate``: world seeds 9999 + i, individual rewards, soft
+evaluation protocol (``alem_pz.evaluation.cli``: world seeds 9999 + i, individual rewards, soft
 specialisation on), on the same seeds and step cap, and the learning curve is saved as a PNG
 with the two evaluations marked. ``--eval-only --checkpoint runs/ppo/agent.pt`` re-scores a
-saved agent; ``load_policy(path)`` returns it as a policy for ``alem_pz.evaluate.evaluate``.
+saved agent; ``load_policy(path)`` returns it as a policy for ``alem_pz.evaluation.cli.evaluate``.
 
 TensorBoard, as CleanRL logs: ``runs/<env>__<exp-name>__<seed>__<time>`` (``--runs-dir``) with
 ``charts/episodic_return``, ``charts/SPS``, ``charts/learning_rate``, ``losses/*`` and the
@@ -38,9 +38,9 @@ from torch import nn
 from torch.distributions import Categorical
 
 import alem_pz  # noqa: F401  (registers "alem/Coop-v0")
-from alem_pz.baselines import MaskedRandom
+from alem_pz.evaluation.baselines import MaskedRandom
+from alem_pz.evaluation.protocol import PROTOCOL_PARAMS, evaluate
 from alem_pz.progress import bar as progress_bar
-from alem_pz.protocol import PROTOCOL_PARAMS, evaluate
 
 HEADLINE = "Team/achievement_pct"
 
@@ -111,7 +111,8 @@ class Agent(nn.Module):
 
 
 def load_policy(path: str | Path):
-    """A batched policy for ``alem_pz.evaluate`` from a checkpoint (greedy-free: it samples)."""
+    """A batched policy for ``alem_pz.evaluation.cli`` from a checkpoint (greedy-free: it
+    samples)."""
     saved = torch.load(path, weights_only=False)
     agent = Agent(saved["obs_size"], saved["num_actions"], saved["hidden"])
     agent.load_state_dict(saved["state_dict"])

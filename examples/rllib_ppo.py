@@ -13,7 +13,7 @@ Run on a Ray cluster: the same script, only the address and the number of env ru
 
     python examples/rllib_ppo.py --address auto --num-env-runners 16
 
-The env is ``alem_pz.rllib.rllib_env``: RLlib's ``ParallelPettingZooEnv`` over alem with the
+The env is ``alem_pz.envs.rllib.rllib_env``: RLlib's ``ParallelPettingZooEnv`` over alem with the
 legal-action mask in every observation (``{"observations", "action_mask"}``), which RLlib's
 action-masking PPO module turns into -inf logits for illegal actions. The defaults are a small
 world (16 x 16, one floor, 3 players, 100-step episodes) and small batches, so a few iterations
@@ -45,7 +45,7 @@ from ray.rllib.utils.metrics import (
 from ray.tune.registry import register_env
 
 import alem_core
-from alem_pz.rllib import rllib_env
+from alem_pz.envs.rllib import rllib_env
 
 ENV_NAME = "alem_rllib"
 SHARED_POLICY = "shared"

@@ -25,7 +25,7 @@ if os.environ.get("ALEM_TEST_XLA_OPT") != "1":
         ]
     ).strip()
 
-# The PettingZoo env's default-compiled step (alem_pz/compiled.py) comes from a helper process
+# The PettingZoo env's default-compiled step (alem_pz/envs/kernels.py) comes from a helper process
 # after 200 steps of a shape; here it would only add compiles. Its own test turns it on.
 os.environ.setdefault("ALEM_FASTER_STEP", "0")
 

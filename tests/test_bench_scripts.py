@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from alem_pz.parallel import DEFAULT_MAX_STEPS
+from alem_pz.envs.parallel import DEFAULT_MAX_STEPS
 from bench import training_regime
 
 ROOT = Path(__file__).resolve().parents[1]

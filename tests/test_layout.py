@@ -1,6 +1,7 @@
 """The tree keeps its architecture: no import cycles, nothing imported upward (core <- adapters
-<- trainers), at most 12 modules at ``alem_core/``'s root, and the layout map in
-``docs/development.md`` names every package and root module of ``alem_core``. Imports inside
+<- trainers), at most 12 modules at ``alem_core``'s root and 8 at ``alem_pz``'s, ``alem_pz``'s
+rooms importing one way, and the layout map in ``docs/development.md`` naming every package and
+root module of both. Imports inside
 functions and under ``TYPE_CHECKING`` count: a reader meets them all the same."""
 
 from __future__ import annotations
@@ -116,24 +117,63 @@ def test_no_upward_imports():
     assert upward == []
 
 
-def test_core_root_stays_small():
-    root_modules = [p.name for p in (ROOT / "alem_core").glob("*.py") if p.name != "__init__.py"]
-    assert len(root_modules) <= 12, sorted(root_modules)
+@pytest.mark.parametrize(("package", "most"), [("alem_core", 12), ("alem_pz", 8)])
+def test_package_root_stays_small(package, most):
+    root_modules = [p.name for p in (ROOT / package).glob("*.py") if p.name != "__init__.py"]
+    assert len(root_modules) <= most, sorted(root_modules)
 
 
-def test_readme_layout_map_names_the_core_tree():
-    readme = (ROOT / "docs" / "development.md").read_text()
-    section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+@pytest.mark.parametrize(
+    ("package", "after"), [("alem_core", "alem_pz"), ("alem_pz", "alem_train")]
+)
+def test_layout_map_names_every_root_entry(package, after):
+    text = (ROOT / "docs" / "development.md").read_text()
+    section = text.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
     block = section.split("```", 2)[1]
-    core = block.split("alem_core/\n", 1)[1].split("\nalem_pz/", 1)[0]
-    mapped = set(re.findall(r"\b([a-z_]+(?:\.py|/))", core))
+    mapped_block = block.split(f"{package}/\n", 1)[1].split(f"\n{after}/", 1)[0]
+    mapped = set(re.findall(r"^  ([a-z_0-9]+(?:\.py|/))", mapped_block, re.M))
     entries = {
         p.name + ("/" if p.is_dir() else "")
-        for p in (ROOT / "alem_core").iterdir()
+        for p in (ROOT / package).iterdir()
         if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").exists()
     }
-    assert entries - mapped == set(), "in the tree but not in the README's map"
-    assert mapped - entries == set(), "in the README's map but not in the tree"
+    assert entries - mapped == set(), "in the tree but not in docs/development.md's map"
+    assert mapped - entries == set(), "in docs/development.md's map but not in the tree"
+
+
+def test_module_names_are_not_repeated_within_alem_pz():
+    names = [p.stem for p in (ROOT / "alem_pz").rglob("*.py") if p.stem != "__init__"]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+# alem_pz's rooms, lowest first. An env adapter imports no play, evaluation or text agent
+# (only the text observation it can hand out, obs_type="text"); the browser server imports no
+# command-line module of keyboard play.
+TEXT_OBSERVATION = {"env", "observer", "observation", "actions", "ascii_map", "cues",
+                    "disclosure", "inventory", "wording"}  # fmt: skip
+
+
+def back_up_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports in ``graph`` that break alem_pz's rooms (see above)."""
+    found = []
+    for source, targets in graph.items():
+        for target in targets:
+            parts = target.split(".")
+            if source.startswith("alem_pz.envs") and target.startswith("alem_pz."):
+                room = parts[1]
+                if room in ("play", "evaluation") or (
+                    room == "text" and len(parts) > 2 and parts[2] not in TEXT_OBSERVATION
+                ):
+                    found.append(f"{source} -> {target}")
+            if source.startswith("alem_pz.play.web") and target == "alem_pz.play.keyboard":
+                found.append(f"{source} -> {target}")
+    return sorted(found)
+
+
+def test_alem_pz_rooms_import_one_way():
+    assert back_up_imports(import_graph()) == []
+    broken = {"alem_pz.envs.vector": {"alem_pz.evaluation.policies"}}
+    assert back_up_imports(broken) == ["alem_pz.envs.vector -> alem_pz.evaluation.policies"]
 
 
 @pytest.mark.parametrize("package", ["bench"])

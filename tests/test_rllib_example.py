@@ -1,5 +1,5 @@
-"""``examples/rllib_ppo.py`` and ``alem_pz.rllib`` with Ray: two PPO iterations with a remote env
-runner (twice: same seed, same figures), the masking module on alem's masks, agent order and
+"""``examples/rllib_ppo.py`` and ``alem_pz.envs.rllib`` with Ray: two PPO iterations with a remote
+env runner (twice: same seed, same figures), the masking module on alem's masks, agent order and
 ``render()`` through RLlib's wrapper.
 
 Runs only where ``ray[rllib]`` and torch are installed (their own venv: ray 2.60 pins gymnasium
@@ -22,7 +22,7 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")  # not just any "ray" directory on sys.path (e.g. /tmp/ray)
 torch = pytest.importorskip("torch")
 
-from alem_pz.rllib import MASK_KEY, OBS_KEY, rllib_env, rllib_parallel_env  # noqa: E402
+from alem_pz.envs.rllib import MASK_KEY, OBS_KEY, rllib_env, rllib_parallel_env  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "rllib_ppo.py"
@@ -96,7 +96,7 @@ def test_rllib_env_has_a_fixed_agent_order_and_renders():
 
 
 def test_importing_the_helper_does_not_import_ray():
-    code = "import sys, alem_pz.rllib; assert 'ray' not in sys.modules, 'ray imported'"
+    code = "import sys, alem_pz.envs.rllib; assert 'ray' not in sys.modules, 'ray imported'"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 

@@ -10,7 +10,6 @@ from alem_core.batch.auto_reset import (
     ended_score_table,
     init,
     init_from_keys,
-    score_dict,
     scores,
     step,
 )
@@ -24,7 +23,6 @@ __all__ = [
     "ended_score_table",
     "init",
     "init_from_keys",
-    "score_dict",
     "scores",
     "step",
 ]

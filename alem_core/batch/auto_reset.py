@@ -67,7 +67,7 @@ from alem_core.batch.reserve import (
 )
 from alem_core.constants import Action
 from alem_core.params import Params, StaticParams
-from alem_core.scoring.score import score_keys, score_table
+from alem_core.scoring.score import score_columns, score_keys, score_table
 from alem_core.state import State
 
 
@@ -91,7 +91,7 @@ class BatchOutput(NamedTuple):
     ``score`` (N, P, K) float32: ``alem_core.scoring.score`` of the worlds with ``done``
     (zero elsewhere), key ``k`` of ``alem_core.scoring.score.score_keys(static)`` in column
     ``k``. One table, not a dict of K ~ 460 arrays: a scan that carries the output would copy each
-    of them on every call. ``score_dict`` gives the named view."""
+    of them on every call. ``alem_core.scoring.score.score_columns`` gives the named view."""
 
 
 def _observe(worlds: State, params: Params, static: StaticParams):
@@ -177,11 +177,6 @@ def init(
     return init_from_keys(slot_keys(key, num_worlds), params, static)
 
 
-def score_dict(table: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
-    """{key: (N, P)} named columns of a (N, P, K) score table (``info["score"]``)."""
-    return {key: table[..., k] for k, key in enumerate(score_keys(static))}
-
-
 def ended_score_table(batch: Batch, static: StaticParams, chunk: int) -> jax.Array:
     """(N, P, K) float32 score of every world that ended on the last call (``done``; zero
     elsewhere), from its final state: call it before the next call resets those worlds."""
@@ -190,7 +185,7 @@ def ended_score_table(batch: Batch, static: StaticParams, chunk: int) -> jax.Arr
 
 def scores(batch: Batch, static: StaticParams, chunk: int) -> dict[str, jax.Array]:
     """``score_table`` as named columns ({key: (N, P) float32})."""
-    return score_dict(ended_score_table(batch, static, chunk), static)
+    return score_columns(ended_score_table(batch, static, chunk), static)
 
 
 def _score_table_of_ended(worlds: State, done: jax.Array, static: StaticParams, chunk: int):
@@ -332,7 +327,6 @@ __all__ = [
     "refresh",
     "refresh_plan",
     "refresh_until_ready",
-    "score_dict",
     "scores",
     "slot_keys",
     "step",

@@ -34,6 +34,7 @@ from alem_core.batch import auto_reset as core_batch
 from alem_core.compilation_cache import enable_default_cache
 from alem_core.executables import per_shape
 from alem_core.params import Params, StaticParams
+from alem_core.scoring.score import score_columns
 
 
 class Compiled(NamedTuple):
@@ -168,7 +169,7 @@ class BatchRunner:
 
     def scores(self) -> dict[str, jax.Array]:
         """``score_table()`` as named columns ({key: (N, P) float32})."""
-        return core_batch.score_dict(self.score_table(), self.static)
+        return score_columns(self.score_table(), self.static)
 
 
 __all__ = [

@@ -379,8 +379,14 @@ def score(
     state: State, static: StaticParams, done: jax.Array | bool = True
 ) -> dict[str, jax.Array]:
     """``score_table`` as a dict: key -> (P,) float32 (column views of the one table)."""
-    table = score_table(state, static, done)
-    return {key: table[:, k] for k, key in enumerate(score_keys(static))}
+    return score_columns(score_table(state, static, done), static)
+
+
+def score_columns(table, static: StaticParams) -> dict:
+    """The one named view of a score table: ``{key: table[..., k]}`` for the columns in
+    ``score_keys(static)`` order, whatever the leading axes (P; N, P; a team mean) and whether
+    the table is a JAX or a numpy array."""
+    return {key: table[..., k] for k, key in enumerate(score_keys(static))}
 
 
 @functools.cache
@@ -397,4 +403,4 @@ def score_keys(static: StaticParams) -> tuple[str, ...]:
     return tuple(sorted(names[0]))
 
 
-__all__ = ["HEADLINE_KEYS", "score", "score_keys", "score_table"]
+__all__ = ["HEADLINE_KEYS", "score", "score_columns", "score_keys", "score_table"]

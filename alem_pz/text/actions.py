@@ -50,7 +50,7 @@ def normalise_give(text: str) -> str | None:
     return give_name(int(match.group(1))) if match else None
 
 
-def action_name(action: int, agent: int, player_count: int) -> str:
+def action_text(action: int, agent: int, player_count: int) -> str:
     """The name agent ``agent`` reads for action id ``action`` (Give slots by target).
 
     Raises:

@@ -1,7 +1,7 @@
 """Evaluate a team of language models with the published protocol (docs/evaluation.md to
 docs/language-agents.md#the-harness).
 
-The same runner and score as the RL track: ``alem_pz.protocol.make_env`` with
+The same runner and score as the RL track: ``alem_pz.evaluation.protocol.make_env`` with
 ``obs_type="text"``, ``protocol.run_episode`` on world seed 9999 + i, ``protocol.summarise``
 (mean and 95% bootstrap interval per difficulty). Episodes run in parallel worker threads.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import alem_core
-from alem_pz import protocol
+from alem_pz.evaluation import protocol
 from alem_pz.progress import bar as progress_bar
 from alem_pz.text import view
 from alem_pz.text.client import ChatClient, ClientConfig

@@ -18,7 +18,7 @@ from alem_core.constants import NUM_ACHIEVEMENTS, ROLE_OF_INDEX, Block, Item, Mo
 from alem_core.observation.map_view import LIGHT_THRESHOLD, VIEW_CENTRE
 from alem_core.rules.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_pz.text import view
-from alem_pz.text.actions import action_name
+from alem_pz.text.actions import action_text
 from alem_pz.text.ascii_map import ascii_map
 from alem_pz.text.cues import cue_lines
 from alem_pz.text.disclosure import disclosed
@@ -328,7 +328,7 @@ def short_term(s, ctx: Context, mask: np.ndarray | None) -> str:
     parts = [status_lines(me), inventory_lines(me)]
     if ctx.config.show_affordances and mask is not None:
         names = [
-            action_name(a, ctx.agent, ctx.static.player_count)
+            action_text(a, ctx.agent, ctx.static.player_count)
             for a in np.flatnonzero(
                 np.asarray(mask)[: ctx.static.num_actions - ctx.static.num_comm_channels]
             )

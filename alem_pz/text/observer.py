@@ -15,7 +15,7 @@ import numpy as np
 import alem_core
 from alem_core.constants import comm_base
 from alem_pz.text import view
-from alem_pz.text.actions import action_name
+from alem_pz.text.actions import action_text
 from alem_pz.text.observation import (
     Context,
     Feedback,
@@ -96,7 +96,7 @@ class TextObserver:
         base = comm_base(self.static.player_count)
         if action >= base:
             return f"Comm channel {action - base}"
-        return action_name(action, agent, self.static.player_count)
+        return action_text(action, agent, self.static.player_count)
 
     def _observe(self, s, masks: np.ndarray) -> list[AgentText]:
         self._masks = np.asarray(masks)

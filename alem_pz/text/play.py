@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import alem_core
-from alem_pz.protocol import make_env
+from alem_pz.evaluation.protocol import BASE_SEED, make_env
 from alem_pz.text.history import AgentHistory, HistoryConfig
 from alem_pz.text.parser import parse_reply
 from alem_pz.text.prompt import system_prompt
@@ -31,7 +31,7 @@ def _human_reply(line: str) -> str:
 def play_text(
     seat: int = 0,
     difficulty: str = "easy",
-    seed: int = 9999,
+    seed: int = BASE_SEED,
     max_steps: int = 10000,
     static: alem_core.StaticParams | None = None,
     read: Callable[[str], str] = input,

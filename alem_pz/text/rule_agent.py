@@ -249,12 +249,13 @@ def reply(text: str, agent: int = 0) -> str:
 
 
 class TextRuleTeam:
-    """A batched policy for ``alem_pz.evaluate`` on a text env: one reply per agent per step,
+    """A batched policy for ``alem_pz.evaluation.cli`` on a text env: one reply per agent per step,
     parsed by the shared parser (the same path an LLM's reply takes)."""
 
     batched = True
     needs_text = True
-    """Its observations are the text track's (``alem_pz.policies.load_seat_policy`` checks)."""
+    """Its observations are the text track's (``alem_pz.evaluation.policies.load_seat_policy``
+    checks)."""
 
     def __init__(self, players: int = 3) -> None:
         self.players = players

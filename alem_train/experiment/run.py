@@ -25,12 +25,12 @@ import argparse
 import csv
 import itertools
 import json
-import subprocess
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from alem_core.compilation_cache import enable_default_cache
 from alem_pz.progress import bar as progress_bar
+from alem_train.checkpoint import git_sha
 from alem_train.experiment.methods import METHODS, SEQUENTIAL, MethodConfig
 from alem_train.experiment.report import group_rows, load_rows, write_summary
 from alem_train.experiment.tasks import TASKS, task_budget
@@ -44,14 +44,6 @@ CONFIG_KEYS = tuple(f for f in MethodConfig.__dataclass_fields__ if f != "method
 DEFAULT_POINT = {"lr": 1e-3, "eps": 0.2, "beta": 0.0, "delta": 0.02}
 """The grid point ``final --untuned`` uses where tuning did not fit (the alem drills)."""
 RUN_KEYS = ("phase", "task", "method", "seed", "budget", *CONFIG_KEYS)
-
-
-def git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def grid_configs(method: str, grid: dict, base: MethodConfig) -> list[MethodConfig]:

@@ -1,9 +1,9 @@
 """Aggregate statistics over seeds: IQM and mean with percentile-bootstrap 95 % intervals.
 
 The interquartile mean (rliable's 25 % trimmed mean over seeds) is robust to one lucky or one
-collapsed seed. Both come from ``alem_pz.stats`` (rliable), the module every alem report uses,
-so the experiment's intervals are computed exactly as ``alem-evaluate``'s: seeds resampled with
-replacement, 2000 draws, fixed seed.
+collapsed seed. Both come from ``alem_pz.evaluation.stats`` (rliable), the module every alem report
+uses, so the experiment's intervals are computed exactly as ``alem-evaluate``'s: seeds resampled
+with replacement, 2000 draws, fixed seed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from alem_pz.stats import interval, iqm
+from alem_pz.evaluation.stats import interval, iqm
 
 RESAMPLES = 2000
 

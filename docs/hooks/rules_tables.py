@@ -2,7 +2,7 @@
 
 Why: the rules pages must not drift from the game. Every table of numbers on them (blocks,
 recipes, mobs, achievements, presets, keys, ...) is rendered at build time from the tables the
-systems themselves read (``alem_core.rules``, ``alem_core.constants``, ``alem_pz.keys``, ...),
+systems themselves read (``alem_core.rules``, ``alem_core.constants``, ``alem_pz.play.keys``, ...),
 so a rule change shows up in the docs on the next build, and a stale marker fails the build.
 
 The generators read their tables through module attributes at call time (never copies taken at

@@ -12,12 +12,13 @@ import numpy as np
 from tables_world import md_table
 
 from alem_core import constants, params, pipeline
+from alem_core.constants import action_label
 from alem_core.observation import map_view, vector
 from alem_core.rules import specialisation as spec
 from alem_core.rules import tables
 from alem_core.scoring import score_tables
-from alem_pz import keys
-from alem_pz.parallel import AlemParallelEnv
+from alem_pz.envs.parallel import AlemParallelEnv
+from alem_pz.play import keys
 
 PRESETS = ("none", "easy", "medium", "hard")
 
@@ -165,7 +166,7 @@ def key_table() -> str:
     rows = []
     for (key, mods), action in keys.key_table(3, 4).items():
         name = "+".join([*(m.capitalize() for m in sorted(mods)), key])
-        rows.append((f"`{name}`", f"`{keys.action_name(action, 3)}`"))
+        rows.append((f"`{name}`", f"`{action_label(action, 3)}`"))
     return md_table(("key", "action (3 players, 4 channels)"), rows)
 
 

@@ -19,6 +19,7 @@ import alem_core
 from alem_core.api import seed_key
 from alem_core.batch import auto_reset as core_batch
 from alem_core.batch.runner import BatchRunner, default_chunk
+from alem_core.scoring.score import score_columns
 from alem_core.testing.rollout import compiled
 
 from .conftest import SMALL
@@ -198,6 +199,6 @@ def test_on_device_step_with_score_matches_the_runner(played):
         for name in ("action_mask", "reset", "episode", "episode_return", "episode_length"):
             np.testing.assert_array_equal(out["info"][name], played[t]["info"][name])
         expected = played[t].get("score")
-        for key, value in core_batch.score_dict(out["info"]["score"], SMALL).items():
+        for key, value in score_columns(out["info"]["score"], SMALL).items():
             want = np.zeros_like(value) if expected is None else expected[key]
             np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-6)

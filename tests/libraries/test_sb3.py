@@ -1,4 +1,4 @@
-"""Stable-Baselines3: ``alem_pz.sb3.make_vec_env`` is an SB3 ``VecEnv`` with SB3's auto-reset
+"""Stable-Baselines3: ``alem_pz.envs.sb3.make_vec_env`` is an SB3 ``VecEnv`` with SB3's auto-reset
 convention, ``VecMonitor``-format episode statistics and ``action_masks()`` for
 ``sb3_contrib.MaskablePPO`` (docs/libraries/sb3.md)."""
 
@@ -14,7 +14,7 @@ pytest.importorskip(
 import gymnasium
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-import alem_pz.sb3
+import alem_pz.envs.sb3
 
 from .conftest import run_snippet, small
 
@@ -29,7 +29,7 @@ def _legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def test_auto_reset_in_the_same_step_with_no_spurious_transition():
     """The SB3 env equals ``make_vec`` with its NEXT_STEP reset call folded into the ending step."""
-    env = alem_pz.sb3.make_vec_env(2, **small(max_steps=HORIZON))
+    env = alem_pz.envs.sb3.make_vec_env(2, **small(max_steps=HORIZON))
     assert isinstance(env, VecEnv) and env.num_envs == 6
     ref = gymnasium.make_vec("alem/Coop-v0", num_envs=2, **small(max_steps=HORIZON))
     env.seed(3)
@@ -56,8 +56,8 @@ def test_auto_reset_in_the_same_step_with_no_spurious_transition():
 
 
 def test_vec_monitor_reports_the_same_episodes():
-    env = alem_pz.sb3.make_vec_env(2, **small(max_steps=HORIZON))
-    monitored = VecMonitor(alem_pz.sb3.make_vec_env(2, **small(max_steps=HORIZON)))
+    env = alem_pz.envs.sb3.make_vec_env(2, **small(max_steps=HORIZON))
+    monitored = VecMonitor(alem_pz.envs.sb3.make_vec_env(2, **small(max_steps=HORIZON)))
     env.seed(5)
     monitored.seed(5)
     env.reset(), monitored.reset()
@@ -76,7 +76,7 @@ def test_masks_through_sb3_contrib_and_strict_mode():
     pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    env = alem_pz.sb3.make_vec_env(2, **small(max_steps=HORIZON, strict_actions=True))
+    env = alem_pz.envs.sb3.make_vec_env(2, **small(max_steps=HORIZON, strict_actions=True))
     env.reset()
     assert is_masking_supported(env) and is_masking_supported(VecMonitor(env))
     masks = get_action_masks(VecMonitor(env))
@@ -100,7 +100,7 @@ def test_a_world_whose_reserve_is_stale_resets_to_the_same_episode():
     """The rarer path: the ended world's next episode must be generated in the reset call."""
     import jax.numpy as jnp
 
-    env = alem_pz.sb3.make_vec_env(2, **small(max_steps=HORIZON))
+    env = alem_pz.envs.sb3.make_vec_env(2, **small(max_steps=HORIZON))
     ref = gymnasium.make_vec("alem/Coop-v0", num_envs=2, **small(max_steps=HORIZON))
     env.seed(9)
     env.reset()

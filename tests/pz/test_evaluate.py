@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
-from alem_pz import evaluate as cli
-from alem_pz import policies
-from alem_pz import protocol as ev
-from alem_pz.baselines import GreedyCoordinator, MaskedRandom
-from alem_pz.policies import load_policy, load_seat_policy, seat_action, seat_actions
-from alem_pz.stats import column_means
+from alem_pz.evaluation import cli, policies
+from alem_pz.evaluation import protocol as ev
+from alem_pz.evaluation.baselines import GreedyCoordinator, MaskedRandom
+from alem_pz.evaluation.policies import load_policy, load_seat_policy, seat_action, seat_actions
+from alem_pz.evaluation.stats import column_means
 
 from .conftest import SMALL
 
@@ -77,7 +76,8 @@ def test_episode_metrics_equal_the_score_of_the_final_states(summary):
 
 
 def test_summary_intervals_are_seeded_and_bracket_the_mean():
-    """The protocol's per-metric intervals (alem_pz.stats.column_means, rliable's bootstrap)."""
+    """The protocol's per-metric intervals (alem_pz.evaluation.stats.column_means, rliable's
+    bootstrap)."""
     values = np.array([[0.0, 2.0], [1.0, 2.0], [2.0, 2.0], [5.0, 2.0]])
     mean, low, high = column_means(values, reps=2000, seed=3)
     again = column_means(values, reps=2000, seed=3)
@@ -105,7 +105,7 @@ def test_no_progress_bar_off_a_terminal_and_batched_policies(capsys):
 def test_load_policy_names():
     assert isinstance(load_policy("random"), MaskedRandom)
     assert isinstance(load_policy("greedy"), GreedyCoordinator)
-    assert load_policy("alem_pz.protocol:summarise") is ev.summarise
+    assert load_policy("alem_pz.evaluation.protocol:summarise") is ev.summarise
     with pytest.raises(ValueError, match="module:function"):
         load_policy("nonsense")
     with pytest.raises(ValueError, match="at least one difficulty"):

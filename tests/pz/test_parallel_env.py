@@ -18,7 +18,7 @@ from pettingzoo import AECEnv, ParallelEnv
 
 import alem_core
 import alem_pz
-from alem_pz.parallel import AlemParallelEnv, compiled_core
+from alem_pz.envs.parallel import AlemParallelEnv, compiled_core
 
 from .conftest import SMALL, small_kwargs
 
@@ -203,7 +203,7 @@ def test_envs_with_equal_static_share_compiled_functions(make_env):
 def test_the_env_step_is_compiled_with_its_own_xla_options():
     """The step's XLA options (``quick_compile_options``) reach XLA: an unknown one is refused."""
     from alem_core.executables import quick_compile_options
-    from alem_pz.compiled import AheadOfTime
+    from alem_pz.envs.kernels import AheadOfTime
 
     core = compiled_core(SMALL)
     assert core.step.quick._options == (quick_compile_options("every_step") or None)
@@ -223,7 +223,7 @@ def test_the_step_and_reset_tier_up_to_the_default_compile_with_the_same_episode
     this episode differently from the quick tier's level 1. With a user's settings (level 1
     against XLA's default level) the two are bit-identical: ``python -m bench.cold_start
     --tiers`` checks that."""
-    from alem_pz import compiled
+    from alem_pz.envs import kernels as compiled
 
     monkeypatch.setenv(compiled.ENV_VAR, "1")  # the suite's conftest turns tiering off
     env = AlemParallelEnv(**small_kwargs())
@@ -253,7 +253,7 @@ def test_the_step_and_reset_tier_up_to_the_default_compile_with_the_same_episode
 
 
 def test_a_helper_lock_left_by_a_killed_process_is_taken_over(tmp_path):
-    from alem_pz import compiled
+    from alem_pz.envs import kernels as compiled
 
     lock = tmp_path / "shape.lock"
     assert compiled._take(lock) and not compiled._take(lock)  # held: a second taker waits

@@ -1,4 +1,4 @@
-"""Plot helpers (alem_pz.plots) and ``alem-evaluate --plot``."""
+"""Plot helpers (alem_pz.evaluation.plots) and ``alem-evaluate --plot``."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 pytest.importorskip("matplotlib")
 from matplotlib.container import ErrorbarContainer
 
-from alem_pz import evaluate as ev
-from alem_pz import plots
+from alem_pz.evaluation import cli as ev
+from alem_pz.evaluation import plots
 
 
 def _summary(policy: str, mean: float) -> dict:

@@ -18,7 +18,7 @@ from pettingzoo.test import render_test
 
 import alem_core
 import alem_pz
-from alem_pz.keys import key_table
+from alem_pz.play.keys import key_table
 from tests.pz.conftest import SMALL, small_kwargs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_render_mode_none_never_imports_pygame():
         "env.reset(seed=0); env.step({a: 0 for a in env.agents})\n"
         "assert env.render() is None\n"
         "env.close()\n"
-        "import alem_pz.rendering, alem_pz.play, alem_pz.recording\n"
+        "import alem_pz.envs.rendering, alem_pz.play.keyboard, alem_pz.play.gif\n"
         "assert 'pygame' not in sys.modules, 'pygame was imported'\n"
     )
     # The suite's own cache directory, so the child loads what this process compiled.
@@ -98,7 +98,7 @@ def _play_every_key(static: alem_core.StaticParams) -> None:
     records exactly the action it names for that player, and each round steps the world."""
     import pygame
 
-    from alem_pz.play import Game, PlayConfig
+    from alem_pz.play.keyboard import Game, PlayConfig
 
     p, nc = static.player_count, static.num_comm_channels
     game = Game(
@@ -125,7 +125,7 @@ def _play_every_key(static: alem_core.StaticParams) -> None:
 def test_a_waiting_window_redraws_only_on_change(monkeypatch):
     """A window waiting for a key draws once, then nothing until a key or a notice changes
     what it shows (redrawing the views 30 times a second kept a core busy)."""
-    from alem_pz.play import Game, PlayConfig
+    from alem_pz.play.keyboard import Game, PlayConfig
 
     game = Game(PlayConfig(players=3, humans=(0,), seed=0, static=SMALL, fps=1000))
     draws = []
@@ -158,7 +158,7 @@ def test_keyboard_play_comm_keys():
 def test_recording_writes_a_gif(tmp_path):
     from PIL import Image
 
-    from alem_pz.recording import record_episode, save_frames
+    from alem_pz.play.gif import record_episode, save_frames
 
     frames = record_episode(steps=3, policy="greedy", static=SMALL)
     path = save_frames(frames, tmp_path / "team.gif", fps=5)

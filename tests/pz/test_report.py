@@ -1,4 +1,4 @@
-"""alem_pz.report and ``alem-evaluate``'s CSV, ``--compare`` and rliable figures
+"""alem_pz.evaluation.report and ``alem-evaluate``'s CSV, ``--compare`` and rliable figures
 (docs/evaluation.md#reports)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import csv
 import numpy as np
 import pytest
 
-from alem_pz import evaluate as ev
-from alem_pz import report
+from alem_pz.evaluation import cli as ev
+from alem_pz.evaluation import report
 
 KEY = report.DEFAULT_METRIC
 

@@ -1,4 +1,4 @@
-"""``alem_pz.rllib`` without Ray: the observation keys RLlib's masking module reads, the
+"""``alem_pz.envs.rllib`` without Ray: the observation keys RLlib's masking module reads, the
 spaces, and that the renamed observations and masks equal the plain env's."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from alem_pz.rllib import MASK_KEY, OBS_KEY, RLlibObservationKeys, rllib_parallel_env
+from alem_pz.envs.rllib import MASK_KEY, OBS_KEY, RLlibObservationKeys, rllib_parallel_env
 
 from .conftest import small_kwargs
 

@@ -1,4 +1,4 @@
-"""The per-agent infos (``alem_pz.infos``): the same flat keys on every step, and the episode
+"""The per-agent infos (``alem_pz.envs.infos``): the same flat keys on every step, and the episode
 score as one (K,) row under ``"score"``, zero until the last step (docs/rules/score.md)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from alem_core.constants import Achievement
 from alem_core.scoring.score import score, score_keys
-from alem_pz.infos import info_keys
+from alem_pz.envs.infos import info_keys
 
 from .conftest import SMALL
 

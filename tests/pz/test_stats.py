@@ -1,5 +1,5 @@
-"""alem_pz.stats (docs/evaluation.md#statistics): rliable's aggregates and bootstrap intervals
-against answers known in closed form, and the progress bars' on/off rule."""
+"""alem_pz.evaluation.stats (docs/evaluation.md#statistics): rliable's aggregates and bootstrap
+intervals against answers known in closed form, and the progress bars' on/off rule."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import io
 import numpy as np
 import pytest
 
-from alem_pz import stats
+from alem_pz.evaluation import stats
 from alem_pz.progress import bar
 
 

@@ -12,7 +12,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import alem_pz
-from alem_pz.team_env import AlemTeamEnv
+from alem_pz.envs.single_agent import AlemTeamEnv
 
 from .conftest import SMALL, small_kwargs
 

@@ -79,7 +79,7 @@ def test_central_critic_reads_every_agent():
 
 
 def test_policy_checkpoint_is_an_evaluation_policy(ippo, tmp_path):
-    from alem_pz.policies import load_policy
+    from alem_pz.evaluation.policies import load_policy
 
     config, _ = ippo
     actor = init_train_state(jax.random.key(1), config).params["actor"]

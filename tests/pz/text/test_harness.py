@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from alem_pz import evaluate, protocol
+from alem_pz.evaluation import cli as evaluate
+from alem_pz.evaluation import protocol
 from alem_pz.text import harness
 from alem_pz.text.client import ChatClient, ClientConfig
 from alem_pz.text.harness import HarnessConfig, evaluate_llm, load_config, world_fingerprint

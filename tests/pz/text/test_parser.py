@@ -12,7 +12,7 @@ from alem_pz.text.actions import (
     CANONICAL_NAMES,
     FIXED_NAMES,
     action_id,
-    action_name,
+    action_text,
     all_names,
 )
 from alem_pz.text.parser import (
@@ -41,7 +41,7 @@ def test_every_name_maps_back_to_its_id(players):
         ids = {action_id(n, agent, players) for n in names}
         assert len(ids) == len(names)
         for i in range(GIVE_BASE + max(0, players - 1)):
-            name = action_name(i, agent, players)
+            name = action_text(i, agent, players)
             assert action_id(name, agent, players) == i
             for form in (name, f"<action>{name}</action>", f"<action> {name.lower()}. </action>"):
                 assert parse_action_name(form) in (name, *CANONICAL_NAMES)

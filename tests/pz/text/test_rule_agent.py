@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from alem_pz import protocol
-from alem_pz.policies import load_policy
+from alem_pz.evaluation import protocol
+from alem_pz.evaluation.policies import load_policy
 from alem_pz.text import rule_agent
 from alem_pz.text.parser import parse_reply
 from alem_pz.text.rule_agent import decide, read, reply

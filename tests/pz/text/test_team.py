@@ -7,7 +7,7 @@ exactly.)
 
 from __future__ import annotations
 
-from alem_pz import protocol
+from alem_pz.evaluation import protocol
 from alem_pz.text.client import Completion
 from alem_pz.text.history import COMM_HEADER
 from alem_pz.text.team import LLMTeam

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from alem_pz.web.room import Room, RoomConfig
+from alem_pz.play.web.room import Room, RoomConfig
 from tests.pz.conftest import SMALL
 
 

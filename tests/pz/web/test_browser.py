@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from alem_core.constants import Action
-from alem_pz.web.app import make_app
-from alem_pz.web.record import read_record, replay
+from alem_pz.play.web.app import make_app
+from alem_pz.play.web.record import read_record, replay
 
 from .browser import CHROMIUM, Browser, Server
 

@@ -14,13 +14,13 @@ pytest.importorskip("openai")
 from starlette.testclient import TestClient
 
 from alem_core.constants import Action
+from alem_pz.play.web.app import make_app
+from alem_pz.play.web.record import read_record, replay
+from alem_pz.play.web.server import config_from, parser
 from alem_pz.text.client import ClientConfig, Completion, RunAbortedError
 from alem_pz.text.harness import HarnessConfig
 from alem_pz.text.history import COMM_HEADER
 from alem_pz.text.local_server import LocalServer
-from alem_pz.web.app import make_app
-from alem_pz.web.record import read_record, replay
-from alem_pz.web.server import config_from, parser
 
 from .conftest import receive
 from .test_protocol import join

@@ -9,8 +9,8 @@ import time
 from starlette.testclient import TestClient
 
 from alem_core.constants import Action
-from alem_pz.web.app import make_app
-from alem_pz.web.record import read_record, replay
+from alem_pz.play.web.app import make_app
+from alem_pz.play.web.record import read_record, replay
 
 from .conftest import receive
 

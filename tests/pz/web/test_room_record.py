@@ -10,11 +10,11 @@ import zlib
 import numpy as np
 import pytest
 
-from alem_pz.keys import key_table
-from alem_pz.web.record import ReplayMismatchError, read_record, replay
-from alem_pz.web.replay import main as replay_main
-from alem_pz.web.room import RoomError
-from alem_pz.web.views import browser_keys, png_bytes
+from alem_pz.play.keys import key_table
+from alem_pz.play.web.record import ReplayMismatchError, read_record, replay
+from alem_pz.play.web.replay import main as replay_main
+from alem_pz.play.web.room import RoomError
+from alem_pz.play.web.views import browser_keys, png_bytes
 
 
 def test_rejoin_takeover_and_the_record_replays_bit_for_bit(make_room, capsys) -> None:

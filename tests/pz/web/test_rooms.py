@@ -13,12 +13,12 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from alem_core.constants import Action
-from alem_pz.compiled import compiled_core
-from alem_pz.web.app import make_app
-from alem_pz.web.record import read_record, replay
-from alem_pz.web.replay import main as replay_main
-from alem_pz.web.room import RoomConfig
-from alem_pz.web.server import make_rooms
+from alem_pz.envs.kernels import compiled_core
+from alem_pz.play.web.app import make_app
+from alem_pz.play.web.record import read_record, replay
+from alem_pz.play.web.replay import main as replay_main
+from alem_pz.play.web.room import RoomConfig
+from alem_pz.play.web.server import make_rooms
 from tests.pz.conftest import SMALL
 
 from .browser import Server

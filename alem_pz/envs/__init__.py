@@ -1,0 +1,11 @@
+"""The env adapters: one alem world (or a batch of them) behind each RL library's interface.
+
+``parallel`` (the PettingZoo ``ParallelEnv``, the env the others build on), ``single_agent``
+(one Gymnasium controller for the whole team), ``vector`` (the batched Gymnasium ``VectorEnv``),
+``sb3`` (Stable-Baselines3's ``VecEnv``), ``rllib`` (RLlib's env creator and mask keys),
+``drills`` (the coordination drills as envs), ``registration`` (the env id, ``alem_pz.make``
+and both registries). Their parts: ``action_checks`` (a clear error for a bad action),
+``infos`` (the per-agent info layout), ``episode_score`` (the score on these faces),
+``rendering`` (pixels and frames), ``kernels`` and ``packing`` (the jitted calls on one packed
+state). No adapter imports play, evaluation or the text agents (tests/test_layout.py).
+"""

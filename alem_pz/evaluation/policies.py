@@ -1,0 +1,148 @@
+"""Policies by name: the one loader behind ``alem-evaluate``, ``alem-play`` and recordings.
+
+A policy is ``policy(observation, action_mask) -> int`` (one agent per call) or, with
+``batched = True``, ``policy(observations (P, D), masks (P, A)) -> (P,) ints``; an optional
+``reset(seed)`` is called at each episode start. Names:
+
+* ``random``: a uniform draw among the legal actions (``baselines.MaskedRandom``);
+* ``greedy``: the scripted team (``baselines.GreedyCoordinator``, symbolic observations);
+* ``text-rule``: the rule agent on text observations (``alem_pz.text.rule_agent``);
+* a file ``PATH.SUFFIX``: the loader another package registers for that suffix under the
+  ``alem.policy_loaders`` entry-point group (``alem_train`` registers ``npz`` for its trained
+  IPPO/MAPPO policies), called as ``loader(path, seed=seed)``;
+* ``module:function``: any importable callable, returned as it is.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from alem_pz.evaluation.baselines import GreedyCoordinator, MaskedRandom
+
+Policy = Callable[..., Any]
+LOADER_GROUP = "alem.policy_loaders"
+NAMES = ("random", "greedy", "text-rule")
+
+
+def file_loaders() -> dict[str, Callable[..., Policy]]:
+    """{file suffix without the dot: loader} registered under ``LOADER_GROUP``."""
+    return {ep.name: ep.load() for ep in entry_points(group=LOADER_GROUP)}
+
+
+def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0) -> Policy:
+    """The policy ``spec`` names (module docstring) for a team of ``players``.
+
+    Raises:
+        ValueError: naming ``spec`` when it is none of the forms above, or no installed package
+            registers a loader for its file suffix.
+    """
+    if spec == "random":
+        return MaskedRandom(seed)
+    if spec == "greedy":
+        return GreedyCoordinator(players=players, comm_channels=comm_channels, seed=seed)
+    if spec == "text-rule":
+        from alem_pz.text.rule_agent import TextRuleTeam
+
+        return TextRuleTeam(players)
+    suffix = Path(spec).suffix.lstrip(".")
+    if suffix and ":" not in spec:
+        loaders = file_loaders()
+        if suffix not in loaders:
+            raise ValueError(
+                f"no policy loader for .{suffix} files ({spec!r}); registered: "
+                f"{sorted(loaders) or 'none'} (entry-point group {LOADER_GROUP!r})"
+            )
+        return loaders[suffix](spec, seed=seed)
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise ValueError(
+            f"policy must be one of {', '.join(NAMES)}, a registered file or module:function, "
+            f"got {spec!r}"
+        )
+    policy = getattr(importlib.import_module(module), name)
+    if not callable(policy):
+        raise ValueError(f"{spec!r} is not callable")
+    return policy
+
+
+def load_seat_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0) -> Policy:
+    """``load_policy`` for one seat of a game played on symbolic observations (``alem-play``,
+    ``alem-serve``); call it with ``seat_actions``.
+
+    Raises:
+        ValueError: naming ``spec`` when the policy reads text observations (``text-rule``),
+            which those games do not produce.
+    """
+    policy = load_policy(spec, players=players, seed=seed, comm_channels=comm_channels)
+    if getattr(policy, "needs_text", False):
+        raise ValueError(
+            f"policy {spec!r} reads text observations; a seat here sees the symbolic ones: use "
+            "random, greedy, a checkpoint file or module:function (text policies play in "
+            "alem-evaluate with --obs text)"
+        )
+    return policy
+
+
+def load_seat_policies(
+    spec: str, seats: Sequence[int], players: int = 3, seed: int = 0, comm_channels: int = 0
+) -> dict[int, Policy]:
+    """``load_seat_policy`` for every seat in ``seats`` ({seat: policy}): a one-agent policy is
+    loaded per seat with seed ``seed + seat`` (independent draws); a batched (team) policy is
+    loaded once, with the first seat's seed, and shared, so ``seat_actions`` asks it once a step.
+    """
+    policies: dict[int, Policy] = {}
+    for seat in seats:
+        shared = next(iter(policies.values()), None)
+        if getattr(shared, "batched", False):
+            policies[seat] = shared
+        else:
+            policies[seat] = load_seat_policy(spec, players, seed + seat, comm_channels)
+    return policies
+
+
+def seat_actions(
+    policies: Mapping[int, Policy], agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
+) -> dict[int, int]:
+    """Every listed seat's action ({seat: policy} -> {seat: action}): a one-agent policy sees
+    its agent's observation and mask; a batched policy (a trained team) sees the whole team's,
+    as it was trained, once per step however many seats it plays, and its row for each seat is
+    taken."""
+    actions: dict[int, int] = {}
+    team_rows: dict[int, np.ndarray] = {}  # id(policy) -> its (P,) answer this step
+    for seat, policy in policies.items():
+        if getattr(policy, "batched", False):
+            if id(policy) not in team_rows:
+                observations = np.stack([obs[a] for a in agents])
+                masks = np.stack([infos[a]["action_mask"] for a in agents])
+                team_rows[id(policy)] = np.asarray(policy(observations, masks)).reshape(-1)
+            actions[seat] = int(team_rows[id(policy)][seat])
+        else:
+            agent = agents[seat]
+            actions[seat] = int(policy(obs[agent], infos[agent]["action_mask"]))
+    return actions
+
+
+def seat_action(
+    policy: Policy, seat: int, agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
+) -> int:
+    """Seat ``seat``'s action alone (``seat_actions`` for one seat)."""
+    return seat_actions({seat: policy}, agents, obs, infos)[seat]
+
+
+__all__ = [
+    "LOADER_GROUP",
+    "NAMES",
+    "Policy",
+    "file_loaders",
+    "load_policy",
+    "load_seat_policies",
+    "load_seat_policy",
+    "seat_action",
+    "seat_actions",
+]

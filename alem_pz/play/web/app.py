@@ -1,0 +1,291 @@
+"""The Starlette app of ``alem-serve``: lobby, page, JSON summaries and the WebSocket protocol.
+
+Why Starlette + uvicorn: Starlette is a small, well-kept ASGI toolkit (the base FastAPI is built
+on) with WebSockets, static files and a test client in one package and no code generation;
+uvicorn is the reference ASGI server. FastAPI's extras (validation models, OpenAPI pages) would
+serve a JSON API, which this is not: one WebSocket carries everything.
+
+Protocol (JSON text frames; docs/play-in-browser.md has the table). Client to server:
+``{"type": "take", "seat": i}``, ``{"type": "rejoin", "token": t}``,
+``{"type": "act", "token": t, "action": a, "client_ms": ms}``,
+``{"type": "chat", "token": t, "text": s}``, ``{"type": "next"}`` (next episode once one ended).
+Server to client: ``welcome`` (options, key table), ``joined`` (seat, token), ``frame`` (every
+seat's view as a PNG data URL, HUDs, seats, who is awaited), ``status`` (a choice arrived),
+``chat``, and ``error`` (a refused message; nothing changed).
+
+Several rooms (``alem-serve --rooms K``): one ``Hub`` per room (its own lock, clock and pages)
+under ``/room/NAME``, and a lobby at ``/`` listing them (``make_app``).
+
+Room calls run one at a time in a worker thread (``asyncio.to_thread`` under a lock): the step
+is a blocking JAX call, and serialising keeps the room's state consistent without locks inside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from alem_core.constants import GIVE_BASE, comm_base, num_give_slots
+from alem_pz.play.web.room import Room, RoomError
+from alem_pz.play.web.views import browser_keys
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+class Hub:
+    """The room, its lock and the connected pages; builds and broadcasts messages."""
+
+    def __init__(self, room: Room, name: str = "1") -> None:
+        self.room, self.name = room, name
+        self.lock = asyncio.Lock()
+        self.gif_lock = asyncio.Lock()
+        self.sockets: dict[WebSocket, str | None] = {}  # socket -> the seat token it holds
+        self._urls: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run a room method in the worker thread, one call at a time."""
+        async with self.lock:
+            return await asyncio.to_thread(fn, *args)
+
+    def welcome(self) -> dict[str, Any]:
+        """Options and the key table: what the page needs once."""
+        r = self.room
+        static = r.env.static
+        return {
+            "type": "welcome", "players": r.p, "mode": "tick" if r.config.tick_ms else "turn",
+            "tick_ms": r.config.tick_ms, "num_actions": r.num_actions, "give_base": GIVE_BASE,
+            "give_slots": num_give_slots(r.p), "comm_base": comm_base(r.p),
+            "comm_channels": static.num_comm_channels,
+            "keys": browser_keys(r.p, static.num_comm_channels),
+            "difficulty": r.config.difficulty, "ai": r.config.ai, "room": self.name,
+        }  # fmt: skip
+
+    def status(self) -> dict[str, Any]:
+        """Seats and who the world waits for."""
+        r = self.room
+        return {
+            "type": "status", "step": r.steps, "episode": r.episode, "started": r.started,
+            "seats": r.seats_info(), "waiting": r.waiting_for(),
+            "chosen": sorted(r.chosen), "over": not r.env.agents,
+        }  # fmt: skip
+
+    def frame(self) -> dict[str, Any]:
+        """Every seat's view (PNG data URLs, encoded once per step), HUDs and the status."""
+        r = self.room
+        if self._urls[0] != (r.episode, r.steps):
+            urls = [f"data:image/png;base64,{base64.b64encode(b).decode()}" for b in r.pngs]
+            self._urls = ((r.episode, r.steps), urls)
+        return {
+            **self.status(), "type": "frame", "views": self._urls[1],
+            "hud": [r.hud(i) for i in range(r.p)], "events": r.events, "last": r.last,
+            "summary": r.summary, "chat": r.chat_log, "sent_at": time.time(),
+        }  # fmt: skip
+
+    async def publish(self, kind: str = "frame") -> None:
+        """Broadcast a ``frame`` or a ``status``, built under the lock (a consistent step)."""
+        await self.broadcast(await self.call(self.frame if kind == "frame" else self.status))
+
+    async def broadcast(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every open page (a page that fails is dropped)."""
+        text = json.dumps(message)
+        for socket in list(self.sockets):
+            try:
+                await socket.send_text(text)
+            except Exception:  # a closed page: its own handler cleans up
+                self.sockets.pop(socket, None)
+
+
+async def handle(hub: Hub, socket: WebSocket, message: Any) -> None:
+    """One client message (module docstring); RoomError and bad shapes become ``error``."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise RoomError(f"a message must be a JSON object with a 'type', got {message!r:.80}")
+    kind, room = message["type"], hub.room
+    if kind == "take":
+        token = await hub.call(room.take, message.get("seat"))
+        hub.sockets[socket] = token
+        await socket.send_json({"type": "joined", "seat": message["seat"], "token": token})
+        await hub.publish("status")
+    elif kind == "rejoin":
+        seat = await hub.call(room.rejoin, message.get("token"))
+        hub.sockets[socket] = message["token"]
+        await socket.send_json({"type": "joined", "seat": seat, "token": message["token"]})
+        await hub.publish("status")
+    elif kind == "act":
+        args = (message.get("token"), message.get("action"), message.get("client_ms"))
+        stepped = await hub.call(room.choose, *args)
+        await hub.publish("frame" if stepped else "status")
+    elif kind == "chat":
+        chat = await hub.call(room.chat, message.get("token"), message.get("text"))
+        await hub.broadcast({"type": "chat", "message": chat})
+    elif kind == "next":
+        await hub.call(room.next_episode)
+        await hub.publish("frame")
+    else:
+        raise RoomError(f"unknown message type {kind!r} (take, rejoin, act, chat, next)")
+
+
+async def session(hub: Hub, socket: WebSocket) -> None:
+    """One page's connection: welcome, then messages until it closes (its seat waits)."""
+    await socket.accept()
+    hub.sockets[socket] = None
+    await socket.send_json(hub.welcome())
+    await socket.send_json(await hub.call(hub.frame))
+    try:
+        while True:
+            text = await socket.receive_text()
+            try:
+                await handle(hub, socket, json.loads(text))
+            except (RoomError, json.JSONDecodeError) as error:
+                await socket.send_json({"type": "error", "message": str(error)})
+    except WebSocketDisconnect:
+        pass
+    finally:
+        token = hub.sockets.pop(socket, None)
+        if token is not None and token not in hub.sockets.values():
+            await hub.call(hub.room.leave, token)
+            await hub.publish("status")
+
+
+async def clock(hub: Hub) -> None:
+    """Real-time ticks (``tick_ms``) and, in both modes, AI takeovers of abandoned seats."""
+    room = hub.room
+    period = room.config.tick_ms / 1000 if room.config.tick_ms else 1.0
+    next_at = time.monotonic() + period
+    while True:
+        await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+        next_at = max(next_at + period, time.monotonic())
+        stepped = False
+        if await hub.call(room.check_takeovers):
+            await hub.publish("status")
+            stepped = room.config.tick_ms is None
+        if room.config.tick_ms and room.env.agents:
+            stepped = await hub.call(room.tick)
+        if stepped:
+            await hub.publish("frame")
+
+
+class Site:
+    """The rooms of one server, by name, and the endpoints that reach them (``make_app``)."""
+
+    def __init__(self, rooms: Room | Mapping[str, Room]) -> None:
+        named = {"1": rooms} if isinstance(rooms, Room) else dict(rooms)
+        self.hubs = {name: Hub(room, name) for name, room in named.items()}
+        self.first = next(iter(self.hubs))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Each room's clock runs while the app does; the records are closed at the end."""
+        tasks = [asyncio.create_task(clock(hub)) for hub in self.hubs.values()]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            for hub in self.hubs.values():
+                hub.room.close()
+
+    def hub_of(self, request: Any) -> Hub:
+        """The room the path names (the first one where it names none); 404 if unknown."""
+        name = request.path_params.get("name", self.first)
+        if name not in self.hubs:
+            raise HTTPException(404, f"no room {name!r}; rooms: {', '.join(self.hubs)}")
+        return self.hubs[name]
+
+    async def index(self, request: Any) -> FileResponse:
+        self.hub_of(request)
+        lobby = len(self.hubs) > 1 and "name" not in request.path_params
+        return FileResponse(STATIC / ("lobby.html" if lobby else "index.html"))
+
+    async def summary(self, request: Any) -> JSONResponse:
+        hub = self.hub_of(request)
+        records = [str(p) for p in hub.room.record_paths]
+        return JSONResponse({**(await hub.call(hub.status)), "records": records})
+
+    async def lobby(self, request: Any) -> JSONResponse:
+        return JSONResponse([await lobby_entry(name, hub) for name, hub in self.hubs.items()])
+
+    async def gif(self, request: Any) -> Response:
+        return await episode_gif(self.hub_of(request))
+
+    async def websocket(self, socket: WebSocket) -> None:
+        name = socket.path_params.get("name", self.first)
+        if name not in self.hubs:
+            await socket.close(code=4404)  # refused before accepting: nothing to clean up
+            return
+        await session(self.hubs[name], socket)
+
+
+def make_app(rooms: Room | Mapping[str, Room]) -> Starlette:
+    """The ASGI app serving ``rooms`` ({name: room}; a lone ``Room`` is named "1").
+
+    ``/`` is the lobby (the room's page itself when there is one room), ``/room/NAME`` a room's
+    page, ``/room/NAME/ws`` its WebSocket, ``/api/rooms`` the lobby's list and
+    ``/api/room/NAME`` a room's summary (``/ws`` and ``/api/room``: the first room's).
+    ``/api/room/NAME/gif`` is the GIF of the room's last finished episode. Each room has its own
+    hub, lock and clock, so one room's step never waits for another's lock.
+    """
+    site = Site(rooms)
+    app = Starlette(
+        routes=[
+            Route("/", site.index),
+            Route("/room/{name}", site.index),
+            Route("/api/rooms", site.lobby),
+            Route("/api/room", site.summary),
+            Route("/api/room/{name}", site.summary),
+            Route("/api/room/{name}/gif", site.gif),
+            WebSocketRoute("/ws", site.websocket),
+            WebSocketRoute("/room/{name}/ws", site.websocket),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        lifespan=site.lifespan,
+    )
+    app.state.hubs = site.hubs
+    app.state.hub = site.hubs[site.first]
+    return app
+
+
+async def lobby_entry(name: str, hub: Hub) -> dict[str, Any]:
+    """One row of the lobby: the room's options, step and free seats."""
+    status = await hub.call(hub.status)
+    free = [s["seat"] for s in status["seats"] if s["human"] and not s["taken"]]
+    room = hub.room
+    return {
+        "name": name, "url": f"/room/{name}", "players": room.p, "free": free,
+        "ai": room.config.ai, "mode": "tick" if room.config.tick_ms else "turn",
+        "difficulty": room.config.difficulty, "step": status["step"],
+        "episode": status["episode"], "over": status["over"],
+    }  # fmt: skip
+
+
+async def episode_gif(hub: Hub) -> Response:
+    """The GIF of the room's last finished episode, made from its record as ``alem-replay
+    --gif`` makes it (and kept beside the record: a second request sends the same file)."""
+    from alem_pz.play.web.replay import record_gif
+
+    room = hub.room
+    finished = room.record_paths[:-1] if room.env.agents else room.record_paths
+    if not finished:
+        raise HTTPException(409, "no episode of this room has finished yet")
+    path = finished[-1]
+    out = path.with_suffix(".gif")
+    if not out.exists():
+        async with hub.gif_lock:  # one GIF at a time per room; the game is not blocked
+            if not out.exists():
+                await asyncio.to_thread(record_gif, path, out)
+    return FileResponse(out, media_type="image/gif", filename=out.name)
+
+
+__all__ = ["Hub", "Site", "episode_gif", "lobby_entry", "make_app"]

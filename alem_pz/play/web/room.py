@@ -1,0 +1,398 @@
+"""One team game hosted for several people: seats, tokens, turns or ticks, and the record.
+
+The room holds no rules: the world steps through ``AlemParallelEnv`` (the core's step, masks and
+observation), pictures come from ``alem_pz.envs.rendering`` (the pixel observation), the HUD lines
+from ``alem_pz.play.seats.hud_lines`` and AI seats from
+``alem_pz.evaluation.policies.load_seat_policies``, exactly as ``alem-play`` uses them. What the
+room adds is who may act for which seat and when the world steps:
+
+* **turn mode** (``tick_ms`` None, as hot-seat): the world steps once every human seat that can
+  act has chosen; a seat nobody has taken yet is waited for.
+* **real-time mode** (``tick_ms``): ``tick()`` steps the world with NOOP for every person who has
+  not chosen; ticking starts once every human seat has been taken.
+
+A person who takes a seat gets a random token; every action must carry it, so nobody can act
+for another seat. A person who disconnects can rejoin with the token; after ``takeover_s`` the
+``ai`` policy plays the seat (recorded as such) until they come back. Every call that is refused
+raises ``RoomError`` before anything changes.
+
+Language-model seats (``ai="llm"``, or the AI seats in ``llm_seats``) are asked through the text
+harness (``alem_pz.play.web.llm``); people's chat lines reach them as team messages.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+import alem_core
+from alem_core.constants import ROLE_OF_INDEX, Achievement, action_label
+from alem_pz.envs import rendering
+from alem_pz.envs.parallel import AlemParallelEnv
+from alem_pz.evaluation.policies import load_seat_policies, seat_actions
+from alem_pz.play.seats import hud_lines
+from alem_pz.play.web.llm import LLM, LLMSeats
+from alem_pz.play.web.record import RecordWriter, state_digest
+from alem_pz.play.web.views import png_bytes, to_uint8
+from alem_pz.text.harness import HarnessConfig
+
+MAX_CHAT_CHARS = 300
+
+
+class RoomError(ValueError):
+    """A refused request (bad seat, token, action or message); the room is unchanged."""
+
+
+@dataclass
+class RoomConfig:
+    """Options of a room (the ``alem-serve`` flags, minus host and port)."""
+
+    players: int = 3
+    humans: tuple[int, ...] = (0,)
+    ai: str = "random"
+    difficulty: str | float = "easy"
+    seed: int | None = None
+    comm_channels: int = 0
+    max_steps: int = 10000
+    tick_ms: int | None = None
+    tile_px: int = 24
+    record_dir: str = "games"
+    takeover_s: float = 60.0
+    llm: HarnessConfig | None = None
+    """The text harness's settings for language-model seats (``harness.load_config``)."""
+    llm_seats: tuple[int, ...] = ()
+    """AI seats a language model plays although ``ai`` is another policy."""
+    static: alem_core.StaticParams | None = field(default=None, repr=False)
+
+
+@dataclass
+class Seat:
+    """One agent of the team and who plays it."""
+
+    index: int
+    human: bool
+    token: str | None = None
+    connected: bool = False
+    left_at: float | None = None
+    taken_over: bool = False
+
+    @property
+    def role(self) -> str:
+        """Soft role of the seat (warrior, forager, miner for i mod 3 = 0, 1, 2)."""
+        return ROLE_OF_INDEX[self.index % 3].name.lower()
+
+
+class Room:
+    """The game of one room (module docstring). Not thread-safe: callers serialise calls."""
+
+    def __init__(self, config: RoomConfig) -> None:
+        self.config = config
+        self.env = AlemParallelEnv(
+            players=config.players, difficulty=config.difficulty,
+            comm_channels=config.comm_channels, max_steps=config.max_steps, static=config.static,
+        )  # fmt: skip
+        self.p = self.env.static.player_count
+        self.num_actions = self.env.static.num_actions
+        self.seed = config.seed if config.seed is not None else int(time.time()) % 100000
+        humans = {i for i in config.humans if 0 <= i < self.p}
+        self.seats = [Seat(i, i in humans) for i in range(self.p)]
+        nc = self.env.static.num_comm_channels
+        llm_seats = {i for i in config.llm_seats if 0 <= i < self.p and not self.seats[i].human}
+        self.uses_llm = [config.ai == LLM or i in llm_seats for i in range(self.p)]
+        seats = range(self.p) if config.ai != LLM else ()
+        self.policies = load_seat_policies(config.ai, seats, self.p, self.seed, nc)
+        self.llm = LLMSeats(config.llm, self.env) if any(self.uses_llm) else None
+        self.episode = 0
+        self.started = not humans
+        self.record_paths: list[Path] = []
+        self._start_episode()
+
+    def ai_name(self, i: int) -> str:
+        """Who plays seat ``i`` when an AI does: the ``ai`` policy or ``llm:MODEL``."""
+        return self.llm.name(i) if self.llm is not None and self.uses_llm[i] else self.config.ai
+
+    # ---- seats -----------------------------------------------------------------------------
+
+    def take(self, seat: Any) -> str:
+        """Take the free human seat ``seat``; returns its token (keep it to act and rejoin)."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.p:
+            raise RoomError(f"seat must be an integer in [0, {self.p}), got {seat!r}")
+        s = self.seats[seat]
+        if not s.human:
+            raise RoomError(f"seat {seat} is played by the AI ({self.ai_name(seat)}), not a person")
+        if s.token is not None:
+            raise RoomError(f"seat {seat} is taken; rejoin it with its token")
+        s.token, s.connected, s.left_at = secrets.token_urlsafe(16), True, None
+        self.started = self.started or all(x.token for x in self.seats if x.human)
+        return s.token
+
+    def seat_of(self, token: Any) -> int:
+        """The seat holding ``token``; RoomError for any other value."""
+        for s in self.seats:
+            if (
+                s.token is not None
+                and isinstance(token, str)
+                and secrets.compare_digest(s.token, token)
+            ):
+                return s.index
+        raise RoomError("unknown seat token: take a free seat or rejoin with your own token")
+
+    def rejoin(self, token: Any) -> int:
+        """A person comes back to their seat (the AI hands it back if it had taken over)."""
+        s = self.seats[self.seat_of(token)]
+        s.connected, s.left_at, s.taken_over = True, None, False
+        return s.index
+
+    def leave(self, token: str) -> None:
+        """The person's connection closed: the seat waits ``takeover_s`` for them."""
+        s = self.seats[self.seat_of(token)]
+        s.connected, s.left_at = False, time.monotonic()
+
+    def check_takeovers(self, now: float | None = None) -> list[int]:
+        """Hand seats whose person has been away ``takeover_s`` to the AI; returns them. In
+        turn mode the world may then step (the AI chooses for the seat)."""
+        now = time.monotonic() if now is None else now
+        due = [
+            s.index
+            for s in self.seats
+            if s.human and not s.taken_over and s.left_at is not None
+            and now - s.left_at >= self.config.takeover_s
+        ]  # fmt: skip
+        for i in due:
+            self.seats[i].taken_over = True
+            self.chosen.pop(i, None)
+        if due and self.config.tick_ms is None:
+            self._step_if_ready()
+        return due
+
+    def seats_info(self) -> list[dict[str, Any]]:
+        """What the page lists: each seat's role, who plays it, whether it is free."""
+        return [
+            {
+                "seat": s.index, "role": s.role, "human": s.human, "taken": s.token is not None,
+                "connected": s.connected, "ai": self._who_plays(s),
+            }
+            for s in self.seats
+        ]  # fmt: skip
+
+    def _who_plays(self, s: Seat) -> str | None:
+        if not s.human:
+            return f"ai:{self.ai_name(s.index)}"
+        return f"ai:{self.ai_name(s.index)} (took over)" if s.taken_over else None
+
+    # ---- actions ---------------------------------------------------------------------------
+
+    def choose(self, token: Any, action: Any, client_ms: Any = None) -> bool:
+        """Record the action of the token's seat for this step. In turn mode the world steps
+        when every person has chosen. Returns True when the world stepped.
+
+        Raises RoomError, naming the seat and the value, for an action that is not an integer
+        in [0, A), or when the seat cannot act now (dead, asleep, resting, episode over)."""
+        i = self.seat_of(token)
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise RoomError(f"seat {i}: action must be an integer in [0, {self.num_actions}), "
+                            f"got {action!r}")  # fmt: skip
+        if not 0 <= action < self.num_actions:
+            raise RoomError(f"seat {i}: action {action} is outside [0, {self.num_actions})")
+        if self.seats[i].taken_over:
+            self.rejoin(token)
+        if not self.can_act(i):
+            raise RoomError(f"seat {i} cannot act now (dead, asleep or resting): only NOOP")
+        self.chosen[i] = action
+        now = time.monotonic()
+        self.reaction_ms[i] = round(1000 * (now - self.shown_at), 1)
+        if isinstance(client_ms, (int, float)) and not isinstance(client_ms, bool):
+            self.client_ms[i] = round(float(client_ms), 1)
+        return self._step_if_ready() if self.config.tick_ms is None else False
+
+    def chat(self, token: Any, text: Any) -> dict[str, Any]:
+        """A free-text message from the token's seat, recorded with this step and shown to the
+        team (comm-channel messages are actions: ``choose`` with a COMM id)."""
+        i = self.seat_of(token)
+        if not isinstance(text, str) or not text.strip():
+            raise RoomError(f"seat {i}: a chat message must be non-empty text, got {text!r}")
+        message = {"seat": i, "step": self.steps, "text": text.strip()[:MAX_CHAT_CHARS]}
+        self._say(message)
+        if self.llm is not None:
+            self.llm.hear(i, message["text"])
+        return message
+
+    def _say(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.chat_log = [*self.chat_log, message][-50:]
+
+    def can_act(self, i: int) -> bool:
+        """Seat ``i`` has a real choice (more than NOOP legal), as in ``alem-play``."""
+        return self.env.agents != [] and int(self.infos[f"agent_{i}"]["action_mask"].sum()) > 1
+
+    def waiting_for(self) -> list[int]:
+        """Human seats (played by a person) that can act and have not chosen yet."""
+        return [
+            s.index for s in self.seats
+            if s.human and not s.taken_over and s.index not in self.chosen and self.can_act(s.index)
+        ]  # fmt: skip
+
+    def _step_if_ready(self) -> bool:
+        if self.waiting_for():
+            return False
+        self.step_world()
+        return True
+
+    def tick(self) -> bool:
+        """Real-time mode: step with NOOP for whoever has not chosen (once started)."""
+        if not self.started:
+            return False
+        self.step_world()
+        return True
+
+    # ---- stepping --------------------------------------------------------------------------
+
+    def _choices(self) -> tuple[list[int], list[str]]:
+        """Every seat's action this step and who chose it."""
+        actions, who = [], []
+        asked = self._ask_llm()
+        ai = {
+            s.index: self.policies[s.index]
+            for s in self.seats
+            if self.can_act(s.index) and s.index not in asked and (not s.human or s.taken_over)
+        }
+        machine = asked | seat_actions(ai, self.env.agents, self.obs, self.infos)
+        for s in self.seats:
+            if not self.can_act(s.index):
+                action, by = 0, "noop:cannot-act"
+            elif s.index in machine:
+                action, by = machine[s.index], self._who_plays(s) or ""
+            elif s.index in self.chosen:
+                action, by = self.chosen[s.index], "human"
+            else:
+                action, by = 0, "noop:no-choice"
+            actions.append(action)
+            who.append(by)
+        return actions, who
+
+    def _ask_llm(self) -> dict[int, int]:
+        """The language-model seats' actions this step; their messages join the chat."""
+        if self.llm is None:
+            return {}
+        seats = [
+            s.index for s in self.seats
+            if self.uses_llm[s.index] and (not s.human or s.taken_over) and self.can_act(s.index)
+        ]  # fmt: skip
+        asked, said = self.llm.act(seats, self.steps)
+        for message in said:
+            self._say(message)
+        return asked
+
+    def _masks(self) -> np.ndarray:
+        return np.stack([self.infos[f"agent_{i}"]["action_mask"] for i in range(self.p)])
+
+    def step_world(self) -> None:
+        """Step once with every seat's choice, write the step to the record, refresh views."""
+        actions, who = self._choices()
+        agents = self.env.agents
+        self.obs, rewards, _, _, self.infos = self.env.step(
+            {a: actions[self.env.possible_agents.index(a)] for a in agents}
+        )
+        self.steps += 1
+        reward = [float(rewards.get(f"agent_{i}", 0.0)) for i in range(self.p)]
+        self.returns += reward
+        self._refresh()
+        extra = {"llm": self.llm.statuses} if self.llm is not None else {}  # parse statuses
+        if self.llm is not None and self.llm.error:  # shown beside the achievements
+            self.events = [*self.events, f"language model: {self.llm.error}"]
+        if self.llm is not None and self.env.agents:
+            self.llm.observe(self.state, actions, reward, self._masks())
+        self.writer.step(
+            actions=actions, who=who, rewards=reward, digest=self.digest,
+            reaction_ms=[self.reaction_ms.get(i) for i in range(self.p)],
+            client_ms=[self.client_ms.get(i) for i in range(self.p)], messages=self.messages,
+            **extra,
+        )  # fmt: skip
+        self.last = {"actions": [action_label(a, self.p) for a in actions], "who": who}
+        self.chosen, self.reaction_ms, self.client_ms, self.messages = {}, {}, {}, []
+        if not self.env.agents:
+            self._end_episode()
+
+    def _start_episode(self) -> None:
+        seed = self.seed + self.episode
+        self.obs, self.infos = self.env.reset(seed=seed)
+        self.steps, self.returns = 0, np.zeros(self.p)
+        self.chosen: dict[int, int] = {}
+        self.reaction_ms: dict[int, float] = {}
+        self.client_ms: dict[int, float] = {}
+        self.messages: list[dict[str, Any]] = []
+        self.chat_log: list[dict[str, Any]] = []
+        self.events: list[str] = []
+        self.last: dict[str, Any] = {}
+        self.summary: list[str] | None = None
+        self.state = None
+        self._refresh()
+        path = Path(self.config.record_dir) / f"game_{seed}_{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        self.writer = RecordWriter(path, self._header(seed))
+        self.record_paths.append(path)
+        if self.llm is not None:
+            trace = path.parent / "traces" / f"{path.stem}.trace.jsonl"
+            self.llm.reset(self.state, self._masks(), seed, trace)
+
+    def _header(self, seed: int) -> dict[str, Any]:
+        c = self.config
+        return {
+            "seed": seed, "players": self.p, "difficulty": c.difficulty,
+            "comm_channels": c.comm_channels, "max_steps": c.max_steps,
+            "static": self.env.static, "tick_ms": c.tick_ms, "ai": c.ai,
+            "seats": [
+                {"seat": s.index, "role": s.role, "human": s.human, "ai": self.ai_name(s.index)}
+                for s in self.seats
+            ],
+            "llm": self.llm.config.public() if self.llm is not None else None,
+            "digest": self.digest,
+        }  # fmt: skip
+
+    def _end_episode(self) -> None:
+        score = self.env.episode_score()
+        llm = {"llm": self.llm.stats()} if self.llm is not None else {}
+        self.writer.end(steps=self.steps, score=score, digest=self.digest, **llm)
+        self.summary = [f"episode over after {self.steps} steps (seed {self.seed + self.episode})"]
+        for i in range(self.p):
+            self.summary.append(f"P{i + 1} {self.seats[i].role}: return {self.returns[i]:.1f}")
+
+    def next_episode(self) -> None:
+        """Start the next episode (seed + 1) after one has ended."""
+        if self.env.agents:
+            raise RoomError("the episode is still running")
+        self.episode += 1
+        self._start_episode()
+
+    def _refresh(self) -> None:
+        """One host copy of the state (HUD, digest) and one PNG per seat view, per step."""
+        before = self.state
+        self.state = jax.device_get(self.env.core_state)
+        self.digest = state_digest(self.state)
+        images = to_uint8(rendering.pixel_observations(self.env, self.config.tile_px))
+        self.pngs = [png_bytes(image) for image in images]
+        self.shown_at = time.monotonic()
+        if before is not None:
+            new = self.state.players.achievements & ~before.players.achievements
+            rows, cols = np.nonzero(new)
+            self.events = [
+                f"P{i + 1} {Achievement(a).name.lower()}" for i, a in zip(rows, cols, strict=True)
+            ][-6:]
+
+    def hud(self, i: int) -> list[str]:
+        """The HUD lines of seat ``i`` (``alem_pz.play.seats.hud_lines``, the same as alem-play)."""
+        return hud_lines(self.state, i, self.p, float(self.returns[i]), i)
+
+    def close(self) -> None:
+        """Flush and close the record file (and the language models' trace)."""
+        self.writer.close()
+        if self.llm is not None:
+            self.llm.close()
+
+
+__all__ = ["Room", "RoomConfig", "RoomError", "Seat"]
