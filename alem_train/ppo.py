@@ -33,7 +33,13 @@ from alem_core.batch.runner import default_chunk
 from alem_core.scoring.score import score_columns
 from alem_pz.evaluation.protocol import PROTOCOL_PARAMS
 from alem_train import networks
-from alem_train.objectives.actor_critic import entropy, gae, ppo_actor_loss, value_loss
+from alem_train.objectives.actor_critic import (
+    entropy,
+    gae,
+    log_prob,
+    ppo_actor_loss,
+    value_loss,
+)
 
 EPISODE_KEYS = ("episode_return", "Team/achievement_pct", "Team/coord_reward_pct_of_max")
 
@@ -162,7 +168,7 @@ def _policy_step(params: dict, out: core_batch.BatchOutput, key: Array, central:
     mask = out.info["action_mask"]
     logits = networks.masked_logits(params["actor"], out.obs, mask)
     action = jax.random.categorical(key, logits).astype(jnp.int32)
-    logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[..., None], -1)[..., 0]
+    logp = log_prob(logits, action)
     value = networks.values(params["critic"], out.obs, central)
     return action, logp, value
 
@@ -204,7 +210,7 @@ def rollout(state: TrainState, config: PPOConfig):
 def _loss(params: dict, mb: dict, config: PPOConfig):
     """PPO loss on a minibatch of (world-step) samples, each with its P agents."""
     logits = networks.masked_logits(params["actor"], mb["obs"], mb["mask"])
-    logp = jnp.take_along_axis(jax.nn.log_softmax(logits), mb["action"][..., None], -1)[..., 0]
+    logp = log_prob(logits, mb["action"])
     value = networks.values(params["critic"], mb["obs"], config.central_critic)
     act = mb["valid"][None, None]  # [B=1, G=1, T=M, N=P] for the objectives' contract
     everyone = jnp.ones(act.shape[:-1], bool)

@@ -39,12 +39,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from alem_core.constants import GIVE_BASE, Action, Block, Item, Request
+from alem_core.grid import DIRECTIONS
 from alem_core.observation.map_view import VIEW_CENTRE, VIEW_COLS, VIEW_ROWS, cell_layout
 from alem_core.observation.vector import OWN_ENTRIES, dashboard_layout, obs_layout
 from alem_core.params import StaticParams
 from alem_core.rules.tables import MINE_ITEM, MINE_TIER, WALKABLE
 
-MOVES = {Action.LEFT: (0, -1), Action.RIGHT: (0, 1), Action.UP: (-1, 0), Action.DOWN: (1, 0)}
+MOVES = {
+    action: tuple(int(d) for d in DIRECTIONS[action])
+    for action in (Action.LEFT, Action.RIGHT, Action.UP, Action.DOWN)
+}
 _COW = 0  # passive type 0 on the overworld
 
 

@@ -109,18 +109,23 @@ def load_seat_policies(
 def seat_actions(
     policies: Mapping[int, Policy], agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
 ) -> dict[int, int]:
-    """Every listed seat's action ({seat: policy} -> {seat: action}): a one-agent policy sees
-    its agent's observation and mask; a batched policy (a trained team) sees the whole team's,
-    as it was trained, once per step however many seats it plays, and its row for each seat is
-    taken."""
+    """Every listed seat's action ({seat: policy} -> {seat: action}), the one way a policy is
+    asked for actions (the protocol, recordings, keyboard play and the browser rooms): a
+    one-agent policy sees its agent's observation and mask; a batched policy (a trained team)
+    sees the whole team's, as it was trained, once per step however many seats it plays, and its
+    row for each seat is taken (a text team, ``wants_infos``, also gets every agent's infos)."""
     actions: dict[int, int] = {}
     team_rows: dict[int, np.ndarray] = {}  # id(policy) -> its (P,) answer this step
     for seat, policy in policies.items():
         if getattr(policy, "batched", False):
             if id(policy) not in team_rows:
-                observations = np.stack([obs[a] for a in agents])
-                masks = np.stack([infos[a]["action_mask"] for a in agents])
-                team_rows[id(policy)] = np.asarray(policy(observations, masks)).reshape(-1)
+                args = [
+                    np.stack([obs[a] for a in agents]),
+                    np.stack([infos[a]["action_mask"] for a in agents]),
+                ]
+                if getattr(policy, "wants_infos", False):  # text teams read infos["text"]
+                    args.append([infos[a] for a in agents])
+                team_rows[id(policy)] = np.asarray(policy(*args)).reshape(-1)
             actions[seat] = int(team_rows[id(policy)][seat])
         else:
             agent = agents[seat]

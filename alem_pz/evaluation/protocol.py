@@ -30,6 +30,7 @@ import numpy as np
 import alem_core
 from alem_core.scoring.score import HEADLINE_KEYS, score_columns
 from alem_pz.envs.parallel import AlemParallelEnv
+from alem_pz.evaluation.policies import seat_actions
 from alem_pz.evaluation.stats import column_means
 from alem_pz.progress import bar as progress_bar
 
@@ -59,17 +60,10 @@ def make_env(
 
 
 def _actions(policy: Policy, env: AlemParallelEnv, obs: dict, infos: dict) -> dict[str, int]:
-    if getattr(policy, "batched", False):
-        agents = env.agents
-        args = [
-            np.stack([obs[a] for a in agents]),
-            np.stack([infos[a]["action_mask"] for a in agents]),
-        ]
-        if getattr(policy, "wants_infos", False):  # text teams read infos["text"]
-            args.append([infos[a] for a in agents])
-        chosen = policy(*args)
-        return {a: int(x) for a, x in zip(agents, np.asarray(chosen).reshape(-1), strict=True)}
-    return {a: int(policy(obs[a], infos[a]["action_mask"])) for a in env.agents}
+    """One policy plays every acting agent (``seat_actions``, seats in ``env.agents`` order)."""
+    agents = env.agents
+    chosen = seat_actions(dict.fromkeys(range(len(agents)), policy), agents, obs, infos)
+    return {agents[seat]: action for seat, action in chosen.items()}
 
 
 def run_episode(

@@ -23,7 +23,7 @@ import numpy as np
 
 import alem_core
 from alem_pz.envs.rendering import RENDER_TILE_PX, team_frame
-from alem_pz.evaluation.policies import load_policy
+from alem_pz.evaluation.policies import load_seat_policies, seat_actions
 
 
 def save_frames(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
@@ -72,17 +72,16 @@ def record_episode(
         players=players, difficulty=difficulty, max_steps=steps, render_mode="rgb_array",
         static=static,
     )  # fmt: skip
-    policies = {
-        agent: load_policy(policy, players=players, seed=seed + i)
-        for i, agent in enumerate(env.possible_agents)
-    }
+    policies = load_seat_policies(policy, range(players), players=players, seed=seed)
     observations, infos = env.reset(seed=seed)
     frames = [team_frame(env, tile_px)]
     played, bar = 0, progress_bar(steps, "recording", enabled=progress)
     while env.agents:
-        actions = {
-            a: int(policies[a](observations[a], infos[a]["action_mask"])) for a in env.agents
-        }
+        agents = env.agents
+        chosen = seat_actions(
+            {i: policies[i] for i in range(len(agents))}, agents, observations, infos
+        )
+        actions = {agents[i]: a for i, a in chosen.items()}
         observations, _, _, _, infos = env.step(actions)
         played += 1
         bar.update()

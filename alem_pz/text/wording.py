@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from alem_core.constants import Achievement, Block, Facing, Item, MobClass, Projectile, Role
+from alem_core.grid import DIRECTIONS
 
 FLOOR_NAMES = (
     "Overworld",
@@ -48,7 +49,7 @@ ITEM_NAMES = {
 }
 
 FACING_NAMES = {Facing.LEFT: "west", Facing.RIGHT: "east", Facing.UP: "north", Facing.DOWN: "south"}
-FACING_DELTA = {Facing.LEFT: (0, -1), Facing.RIGHT: (0, 1), Facing.UP: (-1, 0), Facing.DOWN: (1, 0)}
+FACING_DELTA = {facing: tuple(int(d) for d in DIRECTIONS[facing]) for facing in Facing}
 FACING_ARROWS = {Facing.LEFT: "←", Facing.RIGHT: "→", Facing.UP: "↑", Facing.DOWN: "↓"}
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from alem_train.experiment.report import group_rows, load_rows, summary_rows
-from alem_train.experiment.stats import summarise
+from alem_train.experiment.stats import seed_summary
 
 SWEPT = ("group_size", "delta")
 """The variables the ablation phase varies (``run.py ablation``)."""
@@ -160,7 +160,7 @@ def sweep(runs: list[dict], task: str, variable: str, score: str = "eval_return"
     rows = [r for r in runs if r["task"] == task and r["phase"] in ("final", "ablation")]
     out: dict[str, list] = {}
     for (method, value), seeds in sorted(group_rows(rows, ("method", variable)).items()):
-        stats = summarise([r[score] for r in seeds])
+        stats = seed_summary([r[score] for r in seeds])
         out.setdefault(method, []).append(
             (value, stats["iqm"], stats["iqm_lo"], stats["iqm_hi"], stats["n"])
         )

@@ -28,7 +28,7 @@ import optax
 from jax import Array
 
 from alem_train.experiment.envs import TaskEnv
-from alem_train.experiment.rollouts import Batch, collect, init_actors, log_prob, team_logits
+from alem_train.experiment.rollouts import Batch, collect, init_actors, team_logits
 from alem_train.networks import init_mlp, mlp
 from alem_train.objectives import (
     broadcast_outcome_adv,
@@ -39,6 +39,7 @@ from alem_train.objectives import (
     srpo_loss,
     value_loss,
 )
+from alem_train.objectives.actor_critic import log_prob
 
 SIMULTANEOUS = ("igrpo_shared", "igrpo_separate", "srpo_sqrt", "srpo_sum", "srpo_mean", "mappo")
 SEQUENTIAL = ("seqtr_stale", "seqtr_happo", "seqtr_fresh")

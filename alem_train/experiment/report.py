@@ -12,7 +12,7 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
-from alem_train.experiment.stats import summarise
+from alem_train.experiment.stats import seed_summary
 
 
 def _value(key: str, text: str):
@@ -50,7 +50,7 @@ def summary_rows(runs: list[dict], phase: str = "final") -> list[dict]:
     for ident, rows in sorted(group_rows(chosen, keys).items()):
         row = {"phase": phase, **dict(zip(keys, ident, strict=True))}
         for score in ("eval_success", "eval_return"):
-            stats = summarise([r[score] for r in rows])
+            stats = seed_summary([r[score] for r in rows])
             row.update({f"{score}_{k}": v for k, v in stats.items()})
         row["env_steps"] = sum(r["env_steps"] for r in rows) / len(rows)
         row["grad_steps"] = sum(r["grad_steps"] for r in rows) / len(rows)

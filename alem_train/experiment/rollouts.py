@@ -16,6 +16,7 @@ from jax import Array
 
 from alem_train.experiment.envs import TaskEnv
 from alem_train.networks import init_mlp, mlp, with_agent_id
+from alem_train.objectives.actor_critic import log_prob
 
 
 class Batch(NamedTuple):
@@ -46,11 +47,6 @@ def team_logits(actors: list, obs: Array, mask: Array, shared: bool) -> Array:
     per_agent = jax.vmap(mlp, in_axes=(0, -2), out_axes=-2)
     logits = mlp(actors, x) if shared else per_agent(actors, x)
     return jnp.where(mask, logits, -jnp.inf)
-
-
-def log_prob(logits: Array, actions: Array) -> Array:
-    logp = jax.nn.log_softmax(logits, axis=-1)
-    return jnp.take_along_axis(logp, actions[..., None], axis=-1)[..., 0]
 
 
 def _episode(env: TaskEnv, actors, shared: bool, reset_key: Array, key: Array):
@@ -91,4 +87,4 @@ def env_steps(batch: Batch) -> Array:
     return batch.valid.sum()
 
 
-__all__ = ["Batch", "collect", "env_steps", "init_actors", "log_prob", "team_logits"]
+__all__ = ["Batch", "collect", "env_steps", "init_actors", "team_logits"]

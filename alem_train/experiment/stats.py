@@ -17,13 +17,13 @@ from alem_pz.evaluation.stats import interval, iqm
 RESAMPLES = 2000
 
 
-def summarise(scores) -> dict[str, float]:
+def seed_summary(scores) -> dict[str, float]:
     """``{n, mean, mean_lo, mean_hi, iqm, iqm_lo, iqm_hi}`` of one method's per-seed scores."""
-    return dict(_summarise(tuple(np.asarray(scores, dtype=float).ravel().tolist())))
+    return dict(_seed_summary(tuple(np.asarray(scores, dtype=float).ravel().tolist())))
 
 
 @lru_cache(maxsize=4096)
-def _summarise(scores: tuple[float, ...]) -> dict[str, float]:
+def _seed_summary(scores: tuple[float, ...]) -> dict[str, float]:
     # Cached: the summary table, each task's figure and the sweeps summarise the same seeds'
     # scores, and a seeded bootstrap gives the same figures every time it is asked.
     x = np.asarray(scores, dtype=float)
@@ -41,4 +41,4 @@ def _summarise(scores: tuple[float, ...]) -> dict[str, float]:
     }
 
 
-__all__ = ["iqm", "summarise"]
+__all__ = ["iqm", "seed_summary"]

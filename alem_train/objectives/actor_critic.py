@@ -101,6 +101,13 @@ def value_loss(
 
 
 @jax.jit
+def log_prob(logits: Array, actions: Array) -> Array:
+    """log pi(action) per row: ``logits`` (..., A), ``actions`` (...) int -> (...) float. The
+    one gather of the chosen actions' log-probabilities every trainer uses."""
+    log_probs = jax.nn.log_softmax(logits, axis=-1)
+    return jnp.take_along_axis(log_probs, actions[..., None], axis=-1)[..., 0]
+
+
 def entropy(logits: Array, mask: Array) -> Array:
     """Mean categorical entropy of ``logits`` [..., A] over ``mask`` [...].
 

@@ -31,6 +31,7 @@ import numpy as np
 import optax
 from jax import Array
 
+from alem_train.objectives.actor_critic import log_prob
 from alem_train.objectives.advantages import broadcast_outcome_adv, group_norm_adv
 from alem_train.objectives.divergences import kl_exact
 from alem_train.objectives.masking import masked_mean, member_mask
@@ -76,14 +77,9 @@ def kl_threshold(delta: float) -> np.float32:
     return threshold
 
 
-def _logp_of(logits: Array, actions: Array) -> Array:
-    log_probs = jax.nn.log_softmax(logits, axis=-1)
-    return jnp.take_along_axis(log_probs, actions[..., None], axis=-1)[..., 0]
-
-
 def _columns(spec: SubStepSpec, logits: Array, batch: Rollout) -> Array:
     """[B,G,T,N] log-probs whose every column is the agent's (the loss reads only its own)."""
-    logp = _logp_of(logits, batch.actions[..., spec.agent])
+    logp = log_prob(logits, batch.actions[..., spec.agent])
     return jnp.broadcast_to(logp[..., None], batch.act.shape)
 
 
@@ -104,7 +100,7 @@ class _Terms(NamedTuple):
 
 
 def _loss(spec, logits, batch, terms: _Terms, beta: float):
-    logp_i = _logp_of(logits, batch.actions[..., spec.agent])
+    logp_i = log_prob(logits, batch.actions[..., spec.agent])
     logp_new = terms.logp_old.at[..., spec.agent].set(logp_i)
     s = spec.loss
     return seq_tr_agent_loss(
@@ -265,7 +261,7 @@ def agent_substep(p_i, batch, other, happo, p_ref, threshold, max_epochs, *, spe
         log["surrogate_other"] = _surrogate(spec, new_logits, old_logits, other, other_adv)
     logp_now = None
     if happo is not None:
-        new_logp = _logp_of(run.logits, batch.actions[..., spec.agent])
+        new_logp = log_prob(run.logits, batch.actions[..., spec.agent])
         logp_now = happo[0].at[..., spec.agent].set(new_logp)
     return run.kept, logp_now, log
 
@@ -274,7 +270,7 @@ def agent_substep(p_i, batch, other, happo, p_ref, threshold, max_epochs, *, spe
 def team_logp(params: tuple, policy_logits: PolicyLogits, batch: Rollout) -> Array:
     """[B,G,T,N] log-probs of the batch's actions under each agent's parameters."""
     columns = [
-        _logp_of(policy_logits(p, batch.obs, i), batch.actions[..., i])
+        log_prob(policy_logits(p, batch.obs, i), batch.actions[..., i])
         for i, p in enumerate(params)
     ]
     return jnp.stack(columns, axis=-1)
