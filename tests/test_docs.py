@@ -8,7 +8,6 @@ useful if the page and anchor it names exist.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.docs_site import build_site
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -25,13 +26,6 @@ sys.path.insert(0, str(DOCS / "hooks"))
 import rules_tables  # noqa: E402
 
 from alem_core.rules import tables  # noqa: E402
-
-
-def build_site(out: Path) -> subprocess.CompletedProcess[str]:
-    """``mkdocs build --strict`` into ``out``; any warning (broken link, anchor, page) fails."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

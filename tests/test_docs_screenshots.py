@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_docs import build_site
+from tests.docs_site import build_site
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [

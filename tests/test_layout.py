@@ -182,3 +182,14 @@ def test_bench_scripts_do_not_edit_sys_path(package):
         p.name for p in (ROOT / package).glob("*.py") if "sys.path.insert" in p.read_text()
     ]
     assert offenders == []
+
+
+def test_no_test_module_imports_another():
+    """Shared test helpers live in conftest or helper modules, not in test modules."""
+    offenders = []
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if module and module.rpartition(".")[2].startswith("test_"):
+                offenders.append(f"{path.relative_to(ROOT)} -> {module}")
+    assert offenders == []

@@ -21,11 +21,11 @@ pytestmark = pytest.mark.slow
 EPISODE = textwrap.dedent(
     """
     from pathlib import Path
-    import alem_core, alem_pz
+    import alem_core, alem_core.testing, alem_pz
     checkout = Path({root!r})
     assert checkout not in Path(alem_pz.__file__).resolve().parents, alem_pz.__file__
     assert alem_pz.__version__ == alem_core.__version__ != "0+unknown"
-    static = alem_core.StaticParams(player_count=2, map_size=(16, 16), num_levels=1)
+    static = alem_core.testing.small(player_count=2)
     env = alem_pz.parallel_env(players=2, static=static, max_steps=12)
     observations, infos = env.reset(seed=0)
     steps = 0

@@ -22,6 +22,7 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")  # not just any "ray" directory on sys.path (e.g. /tmp/ray)
 torch = pytest.importorskip("torch")
 
+from alem_core.testing import SMALL  # noqa: E402
 from alem_pz.envs.rllib import MASK_KEY, OBS_KEY, rllib_env, rllib_parallel_env  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -107,7 +108,6 @@ def _seeded(summary: dict) -> tuple:
 
 
 def _small_world() -> dict:
-    import alem_core
 
-    static = alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+    static = SMALL
     return {"players": 3, "max_steps": 20, "static": static}

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from alem_core.params import Params, StaticParams
-
-SMALL = StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+from alem_core.testing import SMALL
 
 
 @pytest.fixture

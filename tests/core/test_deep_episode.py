@@ -19,8 +19,9 @@ from alem_core.constants import Achievement, Action, Block
 from alem_core.rules.boss_tables import BOSS_FLOOR
 from alem_core.rules.tables import FLOOR_ENTER_ACHIEVEMENT, MONSTERS_TO_CLEAR_FLOOR, WALKABLE
 from alem_core.scoring.score import score
+from alem_core.testing import small
 
-STATIC = alem_core.StaticParams(map_size=(16, 16), num_levels=9, max_ranged_mobs=0)
+STATIC = small(num_levels=9, max_ranged_mobs=0)
 PARAMS = alem_core.make_params("medium", god_mode=True)
 TOWARD = {(0, -1): Action.LEFT, (0, 1): Action.RIGHT, (-1, 0): Action.UP, (1, 0): Action.DOWN}
 FACED = {1: (0, -1), 2: (0, 1), 3: (-1, 0), 4: (1, 0)}

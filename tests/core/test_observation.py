@@ -15,9 +15,9 @@ from alem_core.observation.map_view import cell_layout, map_view
 from alem_core.observation.vector import direction_sectors, obs_layout, obs_size, observation
 from alem_core.params import Params, StaticParams
 from alem_core.state import to_light
-from alem_core.testing import hand_built_state, with_inventory
+from alem_core.testing import SMALL, hand_built_state, small, with_inventory
 
-STATIC = StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+STATIC = SMALL
 P = STATIC.player_count
 C = P + 94
 VIEW = 9 * 11 * C
@@ -53,9 +53,7 @@ def _set_players(state, **changes):
     ("players", "channels", "size"), [(3, 0, 9718), (3, 4, 9730), (1, 0, 9476)]
 )
 def test_sizes(players, channels, size):
-    static = StaticParams(
-        map_size=(16, 16), num_levels=1, player_count=players, num_comm_channels=channels
-    )
+    static = small(player_count=players, num_comm_channels=channels)
     assert obs_size(static) == size
     obs = OBSERVE(hand_built_state(["."], static), Params(), static)
     assert obs.shape == (players, size)
@@ -184,7 +182,7 @@ def test_dashboard_roles_requests_and_health():
 
 
 def test_comm_messages_in_dashboard():
-    static = StaticParams(map_size=(16, 16), num_levels=1, player_count=3, num_comm_channels=4)
+    static = small(num_comm_channels=4)
     state = hand_built_state(["."], static)
     message = jnp.zeros((3, 4)).at[1, 2].set(1.0)
     state = _set_players(state, message=message)

@@ -16,13 +16,13 @@ from alem_core.constants import Achievement
 from alem_core.params import StaticParams
 from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
 from alem_core.systems.lifecycle import ALIVE, MOB_COMBAT, STARVATION
-from alem_core.testing import hand_built_state
+from alem_core.testing import SMALL, hand_built_state, small
 
 A = Achievement
 
-FULL = StaticParams(map_size=(16, 16), num_levels=2, player_count=3)  # counts like 9 floors
-DEBUG = StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
-SOLO = StaticParams(map_size=(16, 16), num_levels=2, player_count=1)
+FULL = small(num_levels=2)  # counts like 9 floors
+DEBUG = SMALL
+SOLO = small(num_levels=2, player_count=1)
 
 
 def _state(static: StaticParams, unlocks: dict[int, list[int]]):

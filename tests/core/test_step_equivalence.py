@@ -26,11 +26,12 @@ import pytest
 from alem_core import api, pipeline
 from alem_core.api import reset
 from alem_core.observation.masking import action_mask
-from alem_core.params import StaticParams, make_params
+from alem_core.params import make_params
+from alem_core.testing import small
 from alem_core.testing.rollout import random_legal_actions
 from tests.core.reference_stages import STAGES
 
-STATIC = StaticParams(map_size=(16, 16), num_levels=2, player_count=3)
+STATIC = small(num_levels=2)
 PARAMS = make_params("medium").as_arrays()
 STEPS = 24
 SEEDS = (0, 1)

@@ -18,8 +18,8 @@ import pytest
 from scipy import ndimage
 
 from alem_core.constants import Item
-from alem_core.params import StaticParams
 from alem_core.rules.tables import COORD_ELIGIBLE
+from alem_core.testing import small
 from alem_core.worldgen import generate_world
 from alem_core.worldgen.dungeon import DUNGEON_FLOORS, axis_geometry
 from alem_core.worldgen.initial import spawn_positions
@@ -280,8 +280,8 @@ def test_small_full_world():
     # has its ladders, on the floor's ladder tile (a 5 x 5 room holds a run of 2P - 1 PATH cells).
     geometry = axis_geometry(16)
     assert dataclasses.astuple(geometry) == (5, 5, 5, 3)  # chunk, sizes 5-5, offsets 0-3
-    small = StaticParams(map_size=(16, 16), num_levels=9, player_count=P)
-    world = jax.jit(generate_world, static_argnums=2)(KEY, PARAMS, small).floors
+    small_world = small(num_levels=9, player_count=P)
+    world = jax.jit(generate_world, static_argnums=2)(KEY, PARAMS, small_world).floors
     world = jax.tree.map(np.asarray, world)
     assert (world.block[1] == B.CHEST).sum() >= 1
     assert (world.block[8] == B.NECROMANCER).sum() == P
@@ -300,8 +300,8 @@ def test_fewer_levels_give_the_same_first_floors():
     # Each floor draws from its own key slot: a 2-floor world is the first two of the full one.
     # (Slow only because of its two extra compiles.)
     generate = jax.jit(generate_world, static_argnums=2)
-    full = generate(KEY, PARAMS, StaticParams(map_size=(16, 16), num_levels=9, player_count=P))
-    two = generate(KEY, PARAMS, StaticParams(map_size=(16, 16), num_levels=2, player_count=P))
+    full = generate(KEY, PARAMS, small(num_levels=9, player_count=P))
+    two = generate(KEY, PARAMS, small(num_levels=2, player_count=P))
     for name in ("block", "item", "light", "coord", "soft"):
         mine, whole = getattr(two.floors, name), getattr(full.floors, name)
         np.testing.assert_array_equal(mine, whole[:2], err_msg=name)

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import alem_core
+from alem_core.testing import SMALL
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "libraries"
-SMALL = alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
 
 
 def small(**overrides) -> dict:

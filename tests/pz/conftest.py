@@ -11,10 +11,8 @@ import functools
 
 import pytest
 
-import alem_core
 import alem_pz
-
-SMALL = alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+from alem_core.testing import SMALL
 
 
 def small_kwargs(**overrides):

@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import alem_core, alem_pz
-static = alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+from alem_core.testing import SMALL as static
 env = alem_pz.make(players=3, static=static)
 env.reset(seed=0)
 {ending}

@@ -18,6 +18,7 @@ from pettingzoo.test import render_test
 
 import alem_core
 import alem_pz
+from alem_core.testing import small
 from alem_pz.play.keys import key_table
 from tests.pz.conftest import SMALL, small_kwargs
 
@@ -77,7 +78,7 @@ def test_rendering_does_not_change_the_episode(make_env):
 def test_render_mode_none_never_imports_pygame():
     code = (
         "import sys, alem_core, alem_pz\n"
-        "static = alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=3)\n"
+        "from alem_core.testing import SMALL as static\n"
         "env = alem_pz.make(players=3, static=static)\n"
         "env.reset(seed=0); env.step({a: 0 for a in env.agents})\n"
         "assert env.render() is None\n"
@@ -149,9 +150,7 @@ def test_keyboard_play_every_key_for_every_player():
 
 @pytest.mark.slow
 def test_keyboard_play_comm_keys():
-    static = alem_core.StaticParams(
-        map_size=(16, 16), num_levels=1, player_count=3, num_comm_channels=4
-    )
+    static = small(num_comm_channels=4)
     _play_every_key(static)
 
 

@@ -14,7 +14,7 @@ from alem_train.experiment.envs import matrix_task
 from alem_train.experiment.methods import METHODS, MethodConfig
 from alem_train.experiment.report import summary_rows
 from alem_train.experiment.rollouts import collect, init_actors
-from alem_train.experiment.stats import iqm, summarise
+from alem_train.experiment.stats import iqm, seed_summary
 from alem_train.experiment.tasks import TASKS
 from alem_train.experiment.train import train_run
 from alem_train.matrix_games import games as matrix_games
@@ -132,7 +132,7 @@ def test_iqm_and_bootstrap_intervals():
     assert iqm([0, 1, 1, 1, 1, 1, 1, 100]) == pytest.approx(1.0)
     assert iqm([5.0]) == 5.0
     x = np.random.default_rng(0).normal(3.0, 1.0, size=40)
-    stats = summarise(x)
+    stats = seed_summary(x)
     assert stats["mean_lo"] < x.mean() < stats["mean_hi"]
     # the 95 % interval of a mean of 40 seeds: about 2 * 1.96 sd / sqrt(40) wide
     width = 2 * 1.96 * x.std() / np.sqrt(40)

@@ -15,8 +15,8 @@ import pytest
 
 from alem_train.objectives import SeqTRSettings, team_tr_stage
 from alem_train.objectives.team_tr_step import TRACES, kl_threshold
+from tests.train.climbing import ClimbingCollector, tabular_logits
 from tests.train.team_tr_reference import team_tr_stage_reference
-from tests.train.test_team_tr import ClimbingCollector, tabular_logits
 
 ADAM = optax.adam(0.3)  # big steps: the KL crosses delta within a few epochs
 RTOL, ATOL = 1e-5, 1e-7

@@ -25,6 +25,7 @@ def test_names_follow_cleanrl():
     assert tag("Team/achievement_pct") == "Team/achievement_pct"
 
 
+@pytest.mark.slow  # a whole run_ppo.main run, traced afresh: 29 s warm on 2 cores
 def test_short_training_run_writes_scalars_that_read_back(tmp_path):
     runs, out = tmp_path / "runs", tmp_path / "ippo"
     argv = [*TINY, "--algo", "ippo", "--difficulty", "easy", "--seed", "2"]

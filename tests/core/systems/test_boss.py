@@ -31,11 +31,11 @@ from alem_core.systems.boss import (
 )
 from alem_core.systems.intrinsics import update_intrinsics
 from alem_core.systems.spawning import spawn_mobs
-from alem_core.testing import hand_built_state
+from alem_core.testing import hand_built_state, small
 from alem_core.testing.rollout import compiled
 
 A = Achievement
-STATIC = StaticParams(map_size=(16, 16), num_levels=9, player_count=3)
+STATIC = small(num_levels=9)
 PARAMS = Params()
 UP = 3
 NECROMANCERS = [(5, 5), (5, 7)]

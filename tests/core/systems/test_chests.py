@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 
 from alem_core.constants import NUM_INV, Achievement, Action, Block, Facing, Inv
-from alem_core.params import Params, StaticParams
+from alem_core.params import Params
 from alem_core.pipeline import step_draws
 from alem_core.systems.chests import CHEST_LOOT, chest_loot, open_chests
-from alem_core.testing import hand_built_state, with_inventory
+from alem_core.testing import hand_built_state, small, with_inventory
 from alem_core.testing.rollout import compiled
 
 from ..conftest import SMALL
 
 ROW = {row[0]: r for r, row in enumerate(CHEST_LOOT)}
-FLOORS5 = StaticParams(map_size=(16, 16), num_levels=5, player_count=3)
+FLOORS5 = small(num_levels=5)
 HARD = Params(shared_reward=False)
 SOFT_ALL = Params(
     shared_reward=False,

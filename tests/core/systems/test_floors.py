@@ -10,13 +10,13 @@ import pytest
 
 from alem_core.constants import Achievement, Action, Block, Inv, Item
 from alem_core.observation.masking import action_mask
-from alem_core.params import Params, StaticParams
+from alem_core.params import Params
 from alem_core.rules.tables import MONSTERS_TO_CLEAR_FLOOR
 from alem_core.systems.floors import can_ascend, can_descend, change_floor
 from alem_core.systems.handovers import add_entries
-from alem_core.testing import hand_built_state
+from alem_core.testing import hand_built_state, small
 
-STATIC = StaticParams(map_size=(16, 16), num_levels=3, player_count=3)
+STATIC = small(num_levels=3)
 PARAMS = Params()
 DOWN_CELLS = [(2, 2), (2, 4), (2, 6)]
 UP_CELLS = [(9, 3), (9, 5), (9, 7)]

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.params import Params, StaticParams
+from alem_core.params import Params
 from alem_core.scoring.score import score
 from alem_core.systems.lifecycle import (
     DEHYDRATION,
@@ -18,7 +18,7 @@ from alem_core.systems.lifecycle import (
     STARVATION,
     end_step,
 )
-from alem_core.testing import hand_built_state
+from alem_core.testing import hand_built_state, small
 
 
 def _dying_team(small, params, food, drink):
@@ -53,7 +53,7 @@ def test_hit_in_the_do_phase_or_the_mob_window_is_filed_before_needs(small, para
     assert float(keys["Deaths/mob_combat_count"][0]) == 1.0
 
 
-STATIC = StaticParams(map_size=(16, 16), num_levels=9, player_count=3)
+STATIC = small(num_levels=9)
 PARAMS = Params()
 _end_step = jax.jit(end_step, static_argnums=5)
 

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Block, MobClass
-from alem_core.params import Params, StaticParams
+from alem_core.params import Params
 from alem_core.pipeline import step_draws
 from alem_core.systems.mobs import update_mobs
-from alem_core.testing import hand_built_state
+from alem_core.testing import SMALL, hand_built_state
 
-from .test_mobs import place
+from .mob_states import place
 
-STATIC = StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+STATIC = SMALL
 PARAMS = Params(mob_despawn_distance=100)
 START = (8, 8)
 NEIGHBOURS = {"water": (7, 8), "lava": (9, 8), "stone": (8, 7), "grass": (8, 9)}

@@ -13,11 +13,11 @@ from alem_core.params import Params, StaticParams
 from alem_core.pipeline import step_draws
 from alem_core.state import State
 from alem_core.systems.mobs import update_mobs
-from alem_core.testing import hand_built_state
+from alem_core.testing import SMALL, hand_built_state
 
-SMALL = StaticParams(map_size=(16, 16), num_levels=1, player_count=3)
+from .mob_states import CLASSES, place
+
 LARGE = StaticParams(map_size=(32, 32), num_levels=2, player_count=3)
-CLASSES = ("melee", "passive", "ranged", "mob_projectiles", "player_projectiles")
 NEAR = Params(mob_despawn_distance=100)
 """Keeps test mobs from despawning wherever the players stand."""
 
@@ -28,19 +28,6 @@ def update():
     return jax.jit(
         lambda k, s, p, st: update_mobs(s, None, step_draws(k, st), p, st), static_argnums=3
     )
-
-
-def place(state: State, mob_class: int, slot: int, pos, **fields) -> State:
-    """Put a live entity of ``mob_class`` in ``slot`` on floor 0 (fields: health, kind, ...)."""
-    name = CLASSES[mob_class]
-    ents = getattr(state.mobs, name)
-    changes = {
-        "pos": ents.pos.at[0, slot].set(jnp.asarray(pos)),
-        "alive": ents.alive.at[0, slot].set(True),
-    }
-    for field, value in fields.items():
-        changes[field] = getattr(ents, field).at[0, slot].set(jnp.asarray(value))
-    return state.replace(mobs=state.mobs.replace(**{name: ents.replace(**changes)}))
 
 
 def set_blocks(state: State, cells, block: int) -> State:

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from alem_core.constants import Block
-from alem_core.params import Params, StaticParams
+from alem_core.params import Params
 from alem_core.pipeline import step_draws
 from alem_core.rules.tables import MOB_HEALTH
 from alem_core.state import State
 from alem_core.systems.spawning import spawn_mobs
-from alem_core.testing import hand_built_state
+from alem_core.testing import hand_built_state, small
 
-STATIC = StaticParams(map_size=(16, 16), num_levels=9, player_count=3)
+STATIC = small(num_levels=9)
 CLASSES = ("melee", "passive", "ranged")
 TRIALS = 1000
 STEPS = 300

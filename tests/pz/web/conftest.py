@@ -42,3 +42,14 @@ def receive(socket: Any, kind: str, where: Any = None, limit: int = 50) -> dict[
         if message["type"] == kind and (where is None or where(message)):
             return message
     raise AssertionError(f"no {kind!r} message in {limit}")
+
+
+def join(socket, seat: int) -> str:
+    """Read the welcome and first frame, take ``seat``; returns the token."""
+    welcome = receive(socket, "welcome")
+    assert welcome["players"] == 3 and welcome["keys"]
+    assert receive(socket, "frame")["views"][0].startswith("data:image/png;base64,")
+    socket.send_json({"type": "take", "seat": seat})
+    joined = receive(socket, "joined")
+    assert joined["seat"] == seat
+    return joined["token"]

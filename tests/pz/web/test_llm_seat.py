@@ -22,8 +22,7 @@ from alem_pz.text.harness import HarnessConfig
 from alem_pz.text.history import COMM_HEADER
 from alem_pz.text.local_server import LocalServer
 
-from .conftest import receive
-from .test_protocol import join
+from .conftest import join, receive
 
 
 def harness(server: LocalServer) -> HarnessConfig:

@@ -12,18 +12,7 @@ from alem_core.constants import Action
 from alem_pz.play.web.app import make_app
 from alem_pz.play.web.record import read_record, replay
 
-from .conftest import receive
-
-
-def join(socket, seat: int) -> str:
-    """Read the welcome and first frame, take ``seat``; returns the token."""
-    welcome = receive(socket, "welcome")
-    assert welcome["players"] == 3 and welcome["keys"]
-    assert receive(socket, "frame")["views"][0].startswith("data:image/png;base64,")
-    socket.send_json({"type": "take", "seat": seat})
-    joined = receive(socket, "joined")
-    assert joined["seat"] == seat
-    return joined["token"]
+from .conftest import join, receive
 
 
 def test_turn_mode_two_people_and_an_ai_seat(make_room) -> None:

@@ -22,8 +22,7 @@ from alem_pz.play.web.server import make_rooms
 from tests.pz.conftest import SMALL
 
 from .browser import Server
-from .conftest import receive
-from .test_protocol import join
+from .conftest import join, receive
 
 
 def gif_frames(data: bytes) -> int:
