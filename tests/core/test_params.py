@@ -33,3 +33,14 @@ def test_fixed_and_traced_alpha_derive_the_same_values():
                 assert int(value) == fixed[name], (alpha, name)
             else:
                 assert float(value) == pytest.approx(fixed[name], abs=2e-4), (alpha, name)
+
+
+def test_action_labels_name_fixed_give_and_comm_ids():
+    from alem_core.constants import GIVE_BASE, action_label, comm_base
+
+    assert action_label(0, 3) == "NOOP" and action_label(GIVE_BASE - 1, 3) == "BUILD_BEACON"
+    assert [action_label(GIVE_BASE + k, 3) for k in range(2)] == ["GIVE_SLOT_0", "GIVE_SLOT_1"]
+    assert (
+        action_label(comm_base(3), 3) == "COMM_0" and action_label(comm_base(4) + 2, 4) == "COMM_2"
+    )
+    assert action_label(-1, 3) == "action -1"  # an error message about a bad id never raises
