@@ -12,10 +12,11 @@ death ends its GAE chain like a termination. Truncation is treated as terminatio
 horizon is 10,000 steps and training episodes end by death long before.
 
 After training, the trained policy and the masked-random baseline are both scored with the
-evaluation protocol (``alem_pz.evaluation.cli``: world seeds 9999 + i, individual rewards, soft
+evaluation protocol (``alem_pz.evaluation.protocol``: world seeds 9999 + i, individual rewards, soft
 specialisation on), on the same seeds and step cap, and the learning curve is saved as a PNG
 with the two evaluations marked. ``--eval-only --checkpoint runs/ppo/agent.pt`` re-scores a
-saved agent; ``load_policy(path)`` returns it as a policy for ``alem_pz.evaluation.cli.evaluate``.
+saved agent; ``load_policy(path)`` returns it as a policy for
+``alem_pz.evaluation.protocol.evaluate``.
 
 TensorBoard, as CleanRL logs: ``runs/<env>__<exp-name>__<seed>__<time>`` (``--runs-dir``) with
 ``charts/episodic_return``, ``charts/SPS``, ``charts/learning_rate``, ``losses/*`` and the

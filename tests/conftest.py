@@ -41,12 +41,29 @@ jax.config.update("jax_compilation_cache_dir", str(_CACHE))
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 
 import gc  # noqa: E402
+import shutil  # noqa: E402
 
 import pytest  # noqa: E402
 
 from alem_core import executables  # noqa: E402
 
 pytest_plugins = ["tests.compile_report"]  # pytest --compile-report: what the suite compiles
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+"""Debian's headless Chromium, for the tests marked ``browser`` (skipped where it is missing)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The ``browser`` marker carries its own skip: one rule for every test that needs Chromium."""
+    if CHROMIUM is not None:
+        return
+    skip = pytest.mark.skip(
+        reason="headless Chromium is not installed (Debian: apt-get install chromium); "
+        "CI installs it in .ci/run"
+    )
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True, scope="module")

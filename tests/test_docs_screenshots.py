@@ -14,17 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CHROMIUM
 from tests.docs_site import build_site
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [
-    pytest.mark.browser,  # CI's second stage selects it where it installed Chromium (.ci/run)
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="headless Chromium is not installed (Debian: apt-get install chromium); "
-        "CI installs it in .ci/run",
-    ),
-]
+pytestmark = pytest.mark.browser  # skipped without Chromium (tests/conftest.py)
 PAGES = {"home": "index.html", "environment_card": "environment/index.html"}
 
 

@@ -383,9 +383,8 @@ def score(
 
 
 def score_columns(table, static: StaticParams) -> dict:
-    """The one named view of a score table: ``{key: table[..., k]}`` for the columns in
-    ``score_keys(static)`` order, whatever the leading axes (P; N, P; a team mean) and whether
-    the table is a JAX or a numpy array."""
+    """The one named view of a score table, ``{key: table[..., k]}`` in ``score_keys`` order,
+    for any leading axes (P; N, P; a team mean) and for JAX or numpy tables."""
     return {key: table[..., k] for k, key in enumerate(score_keys(static))}
 
 

@@ -45,10 +45,7 @@ from alem_core.observation.vector import OWN_ENTRIES, dashboard_layout, obs_layo
 from alem_core.params import StaticParams
 from alem_core.rules.tables import MINE_ITEM, MINE_TIER, WALKABLE
 
-MOVES = {
-    action: tuple(int(d) for d in DIRECTIONS[action])
-    for action in (Action.LEFT, Action.RIGHT, Action.UP, Action.DOWN)
-}
+MOVES = {Action(a): tuple(d) for a, d in enumerate(DIRECTIONS.tolist()) if a}  # row 0: no move
 _COW = 0  # passive type 0 on the overworld
 
 

@@ -91,7 +91,8 @@ def comparison_figure(
     """A ``matplotlib.figure.Figure`` with one panel per key in ``keys`` (see module docstring).
 
     Args:
-        summaries: an ``alem_pz.evaluation.cli.evaluate`` summary, or ``{policy name: summary}``.
+        summaries: an ``alem_pz.evaluation.protocol.evaluate`` summary, or
+            ``{policy name: summary}``.
         keys: score keys holding fractions in [0, 1] (drawn as percentages).
         columns: panels per row.
         title: the figure's title (default: the policies and the episode count).

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -13,10 +12,9 @@ from alem_pz.text.harness import HarnessConfig, evaluate_llm
 from alem_pz.text.local_server import LocalServer
 from alem_pz.text.play import play_text
 from alem_pz.text.viewer import load_trace, render_html, timeline
+from tests.conftest import CHROMIUM
 
 from ..conftest import SMALL
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _fake_steps():
@@ -38,7 +36,6 @@ def test_viewer_embeds_the_trace_safely():
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
 def test_viewer_renders_in_headless_chromium(tmp_path):
     with LocalServer() as server:
         config = HarnessConfig(clients=[ClientConfig(model="rule", base_url=server.url)])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import shutil
 import socket
 import subprocess
 import threading
@@ -15,7 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from tests.conftest import CHROMIUM
+
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",

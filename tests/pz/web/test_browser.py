@@ -20,16 +20,9 @@ from alem_core.constants import Action
 from alem_pz.play.web.app import make_app
 from alem_pz.play.web.record import read_record, replay
 
-from .browser import CHROMIUM, Browser, Server
+from .browser import Browser, Server
 
-pytestmark = [
-    pytest.mark.browser,  # CI's second stage selects it where it installed Chromium (.ci/run)
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="headless Chromium is not installed (Debian: apt-get install chromium); "
-        "CI installs it in .ci/run",
-    ),
-]
+pytestmark = pytest.mark.browser  # skipped without Chromium (tests/conftest.py)
 KEYS = {"d": ("KeyD", 68), "s": ("KeyS", 83), "w": ("KeyW", 87), "a": ("KeyA", 65)}
 
 
