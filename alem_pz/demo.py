@@ -2,7 +2,8 @@
 
     python -m alem_pz.demo [--steps 300] [--players 3] [--difficulty medium] [--seed 0]
 
-Every agent picks a uniformly random legal action (from ``infos[agent]["action_mask"]``).
+Every agent picks a uniformly random legal action (``MaskedRandom``, from
+``infos[agent]["action_mask"]``).
 Prints the steps played, wall seconds (compile included, then per step), and the
 achievements unlocked by the team.
 """
@@ -15,6 +16,8 @@ import time
 import numpy as np
 
 from alem_core.constants import Achievement
+from alem_pz.episode import Episode
+from alem_pz.evaluation.baselines import MaskedRandom
 
 
 def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, object]:
@@ -23,31 +26,28 @@ def run(steps: int, players: int, difficulty: str, seed: int) -> dict[str, objec
 
     start = time.perf_counter()
     env = alem_pz.make(players=players, difficulty=difficulty, max_steps=steps)
-    rng = np.random.default_rng(seed)
-    _, infos = env.reset(seed=seed)
-    played, returns = 0, dict.fromkeys(env.agents, 0.0)
+    # One seeded draw per agent in seat order (MaskedRandom), timed around each step.
+    team = dict.fromkeys(range(players), MaskedRandom(seed))
+    episode = Episode(env, seed)
     first_step = 0.0
     durations = []
-    while env.agents:
-        actions = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
+    while not episode.over:
+        actions = episode.ask(team)
         tick = time.perf_counter()
-        _, rewards, _, _, infos = env.step(actions)
+        episode.step(actions)
         durations.append(time.perf_counter() - tick)
-        for agent, reward in rewards.items():
-            returns[agent] += float(reward)
-        played += 1
-        if played == 1:
+        if episode.steps == 1:
             first_step = time.perf_counter()
     end = time.perf_counter()
     unlocked = np.asarray(env.core_state.players.achievements).any(axis=0)
     return {
-        "steps": played,
+        "steps": episode.steps,
         "setup_seconds": first_step - start,
         "play_seconds": end - first_step,
         "median_step_ms": 1e3 * float(np.median(durations[1:-1] or durations)),
         "last_step_seconds": durations[-1],
         "alive_at_end": int(np.asarray(env.core_state.players.alive).sum()),
-        "returns": returns,
+        "returns": dict(zip(env.possible_agents, episode.returns.tolist(), strict=True)),
         "shared_reward": bool(env.params.shared_reward),
         "achievements": [Achievement(i).name for i in np.flatnonzero(unlocked)],
     }

@@ -16,16 +16,13 @@ A policy is ``policy(observation, action_mask) -> int`` (one agent per call) or,
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-
+from alem_pz.episode import Policy
 from alem_pz.evaluation.baselines import GreedyCoordinator, MaskedRandom
 
-Policy = Callable[..., Any]
 LOADER_GROUP = "alem.policy_loaders"
 NAMES = ("random", "greedy", "text-rule")
 
@@ -73,7 +70,7 @@ def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int =
 
 def load_seat_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0) -> Policy:
     """``load_policy`` for one seat of a game played on symbolic observations (``alem-play``,
-    ``alem-serve``); call it with ``seat_actions``.
+    ``alem-serve``); call it with ``alem_pz.episode.seat_actions``.
 
     Raises:
         ValueError: naming ``spec`` when the policy reads text observations (``text-rule``),
@@ -94,7 +91,8 @@ def load_seat_policies(
 ) -> dict[int, Policy]:
     """``load_seat_policy`` for every seat in ``seats`` ({seat: policy}): a one-agent policy is
     loaded per seat with seed ``seed + seat`` (independent draws); a batched (team) policy is
-    loaded once, with the first seat's seed, and shared, so ``seat_actions`` asks it once a step.
+    loaded once, with the first seat's seed, and shared, so
+    ``alem_pz.episode.seat_actions`` asks it once a step.
     """
     policies: dict[int, Policy] = {}
     for seat in seats:
@@ -106,40 +104,6 @@ def load_seat_policies(
     return policies
 
 
-def seat_actions(
-    policies: Mapping[int, Policy], agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
-) -> dict[int, int]:
-    """Every listed seat's action ({seat: policy} -> {seat: action}), the one way a policy is
-    asked for actions (the protocol, recordings, keyboard play and the browser rooms): a
-    one-agent policy sees its agent's observation and mask; a batched policy (a trained team)
-    sees the whole team's, as it was trained, once per step however many seats it plays, and its
-    row for each seat is taken (a text team, ``wants_infos``, also gets every agent's infos)."""
-    actions: dict[int, int] = {}
-    team_rows: dict[int, np.ndarray] = {}  # id(policy) -> its (P,) answer this step
-    for seat, policy in policies.items():
-        if getattr(policy, "batched", False):
-            if id(policy) not in team_rows:
-                args = [
-                    np.stack([obs[a] for a in agents]),
-                    np.stack([infos[a]["action_mask"] for a in agents]),
-                ]
-                if getattr(policy, "wants_infos", False):  # text teams read infos["text"]
-                    args.append([infos[a] for a in agents])
-                team_rows[id(policy)] = np.asarray(policy(*args)).reshape(-1)
-            actions[seat] = int(team_rows[id(policy)][seat])
-        else:
-            agent = agents[seat]
-            actions[seat] = int(policy(obs[agent], infos[agent]["action_mask"]))
-    return actions
-
-
-def seat_action(
-    policy: Policy, seat: int, agents: Sequence[str], obs: Mapping[str, Any], infos: Mapping
-) -> int:
-    """Seat ``seat``'s action alone (``seat_actions`` for one seat)."""
-    return seat_actions({seat: policy}, agents, obs, infos)[seat]
-
-
 __all__ = [
     "LOADER_GROUP",
     "NAMES",
@@ -148,6 +112,4 @@ __all__ = [
     "load_policy",
     "load_seat_policies",
     "load_seat_policy",
-    "seat_action",
-    "seat_actions",
 ]

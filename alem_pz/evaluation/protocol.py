@@ -28,16 +28,15 @@ from typing import Any
 import numpy as np
 
 import alem_core
-from alem_core.scoring.score import HEADLINE_KEYS, score_columns
+from alem_core.scoring.score import HEADLINE_KEYS
 from alem_pz.envs.parallel import AlemParallelEnv
-from alem_pz.evaluation.policies import seat_actions
+from alem_pz.episode import Episode, Policy
 from alem_pz.evaluation.stats import column_means
 from alem_pz.progress import bar as progress_bar
 
 BASE_SEED = 9999
 DIFFICULTIES = ("easy", "medium", "hard")
 PROTOCOL_PARAMS = {"shared_reward": False, "soft_specialization": True}
-Policy = Callable[..., Any]
 
 
 def make_env(
@@ -59,49 +58,25 @@ def make_env(
     )
 
 
-def _actions(policy: Policy, env: AlemParallelEnv, obs: dict, infos: dict) -> dict[str, int]:
-    """One policy plays every acting agent (``seat_actions``, seats in ``env.agents`` order)."""
-    agents = env.agents
-    chosen = seat_actions(dict.fromkeys(range(len(agents)), policy), agents, obs, infos)
-    return {agents[seat]: action for seat, action in chosen.items()}
-
-
 def run_episode(
     env: AlemParallelEnv,
     policy: Policy,
     seed: int,
     on_step: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Play one episode on world ``seed`` until every agent has left.
+    """Play one episode on world ``seed`` with ``policy`` in every seat until every agent has
+    left (``alem_pz.episode.Episode.play``); ``policy.reset(seed)`` first, when it has one.
 
     Returns:
-        ``{"seed", "steps", "terminated", "returns" (per agent), "metrics"}``, where
-        ``metrics`` maps every score key to its value averaged over agents (from the infos of
-        the last step).
+        ``Episode.record()``: ``{"seed", "steps", "terminated", "returns" (per agent),
+        "metrics"}``, where ``metrics`` maps every score key to its value averaged over agents
+        (from the infos of the last step).
     """
     if hasattr(policy, "reset"):
         policy.reset(seed)
-    obs, infos = env.reset(seed=seed)
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    steps, terminated = 0, False
-    while env.agents:
-        obs, rewards, terms, _, infos = env.step(_actions(policy, env, obs, infos))
-        for agent, r in rewards.items():
-            returns[agent] += r
-        steps += 1
-        terminated = any(terms.values())
-        if on_step is not None:
-            on_step(steps)
-    # The last step's infos hold every agent's score row, named by env.score_keys.
-    table = np.stack([infos[a]["score"] for a in env.possible_agents]).astype(np.float64)
-    metrics = {key: float(v) for key, v in score_columns(table.mean(axis=0), env.static).items()}
-    return {
-        "seed": seed,
-        "steps": steps,
-        "terminated": terminated,
-        "returns": [returns[a] for a in env.possible_agents],
-        "metrics": metrics,
-    }
+    seats = dict.fromkeys(range(env.static.player_count), policy)
+    tick = None if on_step is None else (lambda episode: on_step(episode.steps))
+    return Episode(env, seed).play(seats, on_step=tick).record()
 
 
 def summarise(

@@ -23,7 +23,8 @@ import numpy as np
 
 import alem_core
 from alem_pz.envs.rendering import RENDER_TILE_PX, team_frame
-from alem_pz.evaluation.policies import load_seat_policies, seat_actions
+from alem_pz.episode import Episode
+from alem_pz.evaluation.policies import load_seat_policies
 
 
 def save_frames(frames: Sequence[np.ndarray], path: str | Path, fps: float = 10.0) -> Path:
@@ -73,20 +74,16 @@ def record_episode(
         static=static,
     )  # fmt: skip
     policies = load_seat_policies(policy, range(players), players=players, seed=seed)
-    observations, infos = env.reset(seed=seed)
+    episode = Episode(env, seed)
     frames = [team_frame(env, tile_px)]
-    played, bar = 0, progress_bar(steps, "recording", enabled=progress)
-    while env.agents:
-        agents = env.agents
-        chosen = seat_actions(
-            {i: policies[i] for i in range(len(agents))}, agents, observations, infos
-        )
-        actions = {agents[i]: a for i, a in chosen.items()}
-        observations, _, _, _, infos = env.step(actions)
-        played += 1
+    bar = progress_bar(steps, "recording", enabled=progress)
+
+    def keep(episode: Episode) -> None:
         bar.update()
-        if played % every == 0 or not env.agents:
+        if episode.steps % every == 0 or episode.over:
             frames.append(team_frame(env, tile_px))
+
+    episode.play(policies, on_step=keep)
     bar.close()
     env.close()
     return frames

@@ -27,7 +27,8 @@ from alem_core.constants import ROLE_OF_INDEX, Achievement
 from alem_pz.envs import rendering
 from alem_pz.envs.kernels import compiled_core
 from alem_pz.envs.parallel import AlemParallelEnv
-from alem_pz.evaluation.policies import load_seat_policies, seat_actions
+from alem_pz.episode import Episode
+from alem_pz.evaluation.policies import load_seat_policies
 from alem_pz.evaluation.protocol import BASE_SEED
 from alem_pz.play.gif import save_frames
 from alem_pz.play.keys import describe, key_table
@@ -99,9 +100,7 @@ class Game:
     # ---- turns ----------------------------------------------------------------------------
 
     def _start_episode(self) -> None:
-        self.obs, self.infos = self.env.reset(seed=self.seed + self.episodes)
-        self.returns = np.zeros(self.p)
-        self.steps = 0
+        self.current = Episode(self.env, self.seed + self.episodes)
         self.chosen: dict[int, int] = {}
         self._refresh()
         self.before = self.state
@@ -115,9 +114,14 @@ class Game:
         self.views = rendering.pixel_observations(self.env, self.config.tile_px)
         self.dirty = True
 
+    @property
+    def steps(self) -> int:
+        """Steps played in the running episode."""
+        return self.current.steps
+
     def can_act(self, i: int) -> bool:
         """Player ``i`` has a real choice (not dead, asleep or resting: more than NOOP legal)."""
-        return int(self.infos[f"agent_{i}"]["action_mask"].sum()) > 1
+        return self.current.can_act(i)
 
     def _next_turn(self) -> None:
         """Move the turn to the next person who can act; step the world when none is left."""
@@ -143,16 +147,12 @@ class Game:
     def step_world(self) -> None:
         """Fill in AI and NOOP seats, step once, update notices, end the episode if over."""
         ai = {i: policy for i, policy in self.ai.items() if self.can_act(i)}
-        moves = seat_actions(ai, self.env.agents, self.obs, self.infos)
-        actions = {a: moves.get(i, self.chosen.get(i, 0)) for i, a in enumerate(self.env.agents)}
-        self.obs, rewards, _, _, self.infos = self.env.step(actions)
-        self.steps += 1
-        self.returns += [rewards.get(f"agent_{i}", 0.0) for i in range(self.p)]
+        self.current.step(self.chosen | self.current.ask(ai))
         self._refresh()
         self._notice_changes()
         self.chosen = {}
         self._record()
-        if not self.env.agents:
+        if self.current.over:
             self._end_episode()
         else:
             self._next_turn()
@@ -171,12 +171,12 @@ class Game:
 
     def summary(self) -> list[str]:
         """End-of-episode lines: steps, score (return) and achievements of every agent."""
-        unlocked = self.state.players.achievements
+        unlocked, returns = self.state.players.achievements, self.current.returns
         lines = [f"episode over after {self.steps} steps (seed {self.seed + self.episodes})"]
         for i in range(self.p):
             names = [Achievement(a).name.lower() for a in np.flatnonzero(unlocked[i])]
             lines.append(
-                f"P{i + 1} {ROLE_OF_INDEX[i % 3].name.lower()}: score {self.returns[i]:.1f}, "
+                f"P{i + 1} {ROLE_OF_INDEX[i % 3].name.lower()}: score {returns[i]:.1f}, "
                 f"{len(names)} achievements: {', '.join(names) or '-'}"
             )
         return lines
@@ -281,7 +281,7 @@ class Game:
             self.dirty = True
 
     def _draw_hud(self, focus: int, top: int) -> None:
-        lines = hud_lines(self.state, focus, self.p, self.returns[focus], self.turn)
+        lines = hud_lines(self.state, focus, self.p, self.current.returns[focus], self.turn)
         colours = [ACCENTS[focus % 5]] + [(220, 220, 220)] * (len(lines) - 1)
         notice = "   ".join(n[0] for n in self.notices)
         rows = [

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import alem_core
+from alem_pz.episode import Episode
 from alem_pz.evaluation.protocol import BASE_SEED, make_env
 from alem_pz.text.history import AgentHistory, HistoryConfig
 from alem_pz.text.parser import parse_reply
@@ -42,13 +43,12 @@ def play_text(
     p = env.static.player_count
     if not 0 <= seat < p:
         raise ValueError(f"seat {seat!r} is not in a team of {p}")
-    obs, infos = env.reset(seed=seed)
+    episode = Episode(env, seed)
     history = AgentHistory(seat, HistoryConfig(chain_of_thought=False))
     inbox: dict[int, str] = {}
     write(system_prompt(seat, env.params, env.static, history=history.config))
-    steps, returns = 0, [0.0] * p
-    while env.agents:
-        text = infos[f"agent_{seat}"]["text"]
+    while not episode.over:
+        text = episode.infos[f"agent_{seat}"]["text"]
         history.observe(text["long"], inbox, text["inactive"])
         write(history.messages("", text["short"])[-1]["content"])
         line = read(f"Agent {seat}> ").strip()
@@ -59,7 +59,7 @@ def play_text(
             line = read(f"Agent {seat}> ").strip()
         actions, new_inbox = {}, {}
         for i in range(p):
-            answer = _human_reply(line) if i == seat else reply(obs[f"agent_{i}"], i)
+            answer = _human_reply(line) if i == seat else reply(episode.obs[f"agent_{i}"], i)
             parsed = parse_reply(answer, i, p)
             if i == seat:
                 history.record(parsed, text["inactive"])
@@ -67,12 +67,10 @@ def play_text(
                     write(" ".join(parsed.notes))
             if parsed.message:
                 new_inbox[i] = parsed.message
-            actions[f"agent_{i}"] = parsed.action
+            actions[i] = parsed.action
         inbox = new_inbox
-        obs, rewards, _, _, infos = env.step(actions)
-        for agent, r in rewards.items():
-            returns[int(agent.split("_")[1])] += r
-        steps += 1
+        episode.step(actions)
     env.close()
-    write(f"episode over after {steps} steps; returns {[round(r, 2) for r in returns]}")
-    return {"seed": seed, "steps": steps, "returns": returns}
+    returns = episode.returns.tolist()
+    write(f"episode over after {episode.steps} steps; returns {[round(r, 2) for r in returns]}")
+    return {"seed": seed, "steps": episode.steps, "returns": returns}

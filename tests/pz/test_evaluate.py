@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from alem_core.scoring.score import HEADLINE_KEYS, score, score_keys
+from alem_pz.episode import seat_actions
 from alem_pz.evaluation import cli, policies
 from alem_pz.evaluation import protocol as ev
 from alem_pz.evaluation.baselines import GreedyCoordinator, MaskedRandom
-from alem_pz.evaluation.policies import load_policy, load_seat_policy, seat_action, seat_actions
+from alem_pz.evaluation.policies import load_policy, load_seat_policy
 from alem_pz.evaluation.stats import column_means
 
 from .conftest import SMALL
@@ -127,11 +128,11 @@ def test_seats_take_one_agent_and_team_policies_and_refuse_text_ones():
     calls = []
     team_calls = lambda o, m: calls.append(1) or team(o, m)  # noqa: E731
     team_calls.batched = True
-    assert [seat_action(team, i, agents, obs, infos) for i in range(3)] == [1, 2, 3]
+    assert seat_actions(dict.fromkeys(range(3), team), agents, obs, infos) == {0: 1, 1: 2, 2: 3}
     one_agent = lambda o, m: int(o[0]) + 5  # noqa: E731
     moves = seat_actions({0: team_calls, 1: one_agent, 2: team_calls}, agents, obs, infos)
     assert moves == {0: 1, 1: 6, 2: 3} and len(calls) == 1  # the team answers once a step
-    assert seat_action(lambda o, m: int(o[0]) + 2, 1, agents, obs, infos) == 3
+    assert seat_actions({1: lambda o, m: int(o[0]) + 2}, agents, obs, infos) == {1: 3}
     with pytest.raises(ValueError, match="'text-rule' reads text observations"):
         load_seat_policy("text-rule")
     assert isinstance(load_seat_policy("random"), MaskedRandom)

@@ -105,11 +105,11 @@ def _play_every_key(static: alem_core.StaticParams) -> None:
     game = Game(
         PlayConfig(players=p, comm_channels=nc, humans=tuple(range(p)), seed=0, static=static)
     )
-    start, start_infos = game.env.core_state, game.infos
+    start, start_infos = game.env.core_state, game.current.infos
     mods = {"ctrl": pygame.KMOD_LCTRL, "shift": pygame.KMOD_LSHIFT, "alt": pygame.KMOD_LALT}
     for steps, ((name, held), action) in enumerate(key_table(p, nc).items(), start=1):
         # Every round starts from the same state, so nobody is asleep, resting or dead.
-        game.env.core_state, game.infos, game.chosen, game.turn = start, start_infos, {}, 0
+        game.env.core_state, game.current.infos, game.chosen, game.turn = start, start_infos, {}, 0
         bits = 0
         for m in held:
             bits |= mods[m]

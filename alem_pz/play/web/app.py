@@ -79,7 +79,7 @@ class Hub:
         return {
             "type": "status", "step": r.steps, "episode": r.episode, "started": r.started,
             "seats": r.seats_info(), "waiting": r.waiting_for(),
-            "chosen": sorted(r.chosen), "over": not r.env.agents,
+            "chosen": sorted(r.chosen), "over": r.current.over,
         }  # fmt: skip
 
     def frame(self) -> dict[str, Any]:
@@ -171,7 +171,7 @@ async def clock(hub: Hub) -> None:
         if await hub.call(room.check_takeovers):
             await hub.publish("status")
             stepped = room.config.tick_ms is None
-        if room.config.tick_ms and room.env.agents:
+        if room.config.tick_ms and not room.current.over:
             stepped = await hub.call(room.tick)
         if stepped:
             await hub.publish("frame")
@@ -276,7 +276,7 @@ async def episode_gif(hub: Hub) -> Response:
     from alem_pz.play.web.replay import record_gif
 
     room = hub.room
-    finished = room.record_paths[:-1] if room.env.agents else room.record_paths
+    finished = room.record_paths if room.current.over else room.record_paths[:-1]
     if not finished:
         raise HTTPException(409, "no episode of this room has finished yet")
     path = finished[-1]

@@ -129,6 +129,7 @@ def replay(path: str | Path, on_step: Any = None) -> Replay:
     Raises ReplayMismatchError naming the first step whose state differs from the record.
     """
     from alem_pz.envs.parallel import AlemParallelEnv
+    from alem_pz.episode import Episode
 
     lines = list(read_record(path))
     header = lines[0]
@@ -139,24 +140,27 @@ def replay(path: str | Path, on_step: Any = None) -> Replay:
         comm_channels=header["comm_channels"], max_steps=header["max_steps"],
         static=static_from(header["static"]),
     )  # fmt: skip
-    env.reset(seed=header["seed"])
+    episode = Episode(env, header["seed"])
     digest = _check(env, header["digest"], 0)
     if on_step is not None:
         on_step(env)
-    steps, ended = 0, False
+    ended = False
     for line in lines[1:]:
         if line["type"] == "end":
             ended = True
             if line["digest"] != digest:
                 raise ReplayMismatchError(f"{path}: the final state differs from the record")
             continue
-        actions = dict(zip(env.possible_agents, line["actions"], strict=True))
-        env.step({a: actions[a] for a in env.agents})
-        steps += 1
+        if len(line["actions"]) != episode.players:
+            raise ValueError(
+                f"{path}: step {line['t']} lists {len(line['actions'])} actions for a team of "
+                f"{episode.players}"
+            )
+        episode.step(dict(enumerate(line["actions"])))
         digest = _check(env, line["digest"], line["t"])
         if on_step is not None:
             on_step(env)
-    return Replay(steps, digest, env.episode_score(), ended)
+    return Replay(episode.steps, digest, env.episode_score(), ended)
 
 
 def _check(env: Any, recorded: str, t: int) -> str:

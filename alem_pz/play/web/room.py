@@ -35,7 +35,8 @@ import alem_core
 from alem_core.constants import ROLE_OF_INDEX, Achievement, action_label
 from alem_pz.envs import rendering
 from alem_pz.envs.parallel import AlemParallelEnv
-from alem_pz.evaluation.policies import load_seat_policies, seat_actions
+from alem_pz.episode import Episode
+from alem_pz.evaluation.policies import load_seat_policies
 from alem_pz.play.seats import hud_lines
 from alem_pz.play.web.llm import LLM, LLMSeats
 from alem_pz.play.web.record import RecordWriter, state_digest
@@ -227,9 +228,14 @@ class Room:
         self.messages.append(message)
         self.chat_log = [*self.chat_log, message][-50:]
 
+    @property
+    def steps(self) -> int:
+        """Steps played in the running episode."""
+        return self.current.steps
+
     def can_act(self, i: int) -> bool:
         """Seat ``i`` has a real choice (more than NOOP legal), as in ``alem-play``."""
-        return self.env.agents != [] and int(self.infos[f"agent_{i}"]["action_mask"].sum()) > 1
+        return self.current.can_act(i)
 
     def waiting_for(self) -> list[int]:
         """Human seats (played by a person) that can act and have not chosen yet."""
@@ -262,7 +268,7 @@ class Room:
             for s in self.seats
             if self.can_act(s.index) and s.index not in asked and (not s.human or s.taken_over)
         }
-        machine = asked | seat_actions(ai, self.env.agents, self.obs, self.infos)
+        machine = asked | self.current.ask(ai)
         for s in self.seats:
             if not self.can_act(s.index):
                 action, by = 0, "noop:cannot-act"
@@ -290,23 +296,17 @@ class Room:
         return asked
 
     def _masks(self) -> np.ndarray:
-        return np.stack([self.infos[f"agent_{i}"]["action_mask"] for i in range(self.p)])
+        return np.stack([self.current.infos[f"agent_{i}"]["action_mask"] for i in range(self.p)])
 
     def step_world(self) -> None:
         """Step once with every seat's choice, write the step to the record, refresh views."""
         actions, who = self._choices()
-        agents = self.env.agents
-        self.obs, rewards, _, _, self.infos = self.env.step(
-            {a: actions[self.env.possible_agents.index(a)] for a in agents}
-        )
-        self.steps += 1
-        reward = [float(rewards.get(f"agent_{i}", 0.0)) for i in range(self.p)]
-        self.returns += reward
+        reward = self.current.step(dict(enumerate(actions)))
         self._refresh()
         extra = {"llm": self.llm.statuses} if self.llm is not None else {}  # parse statuses
         if self.llm is not None and self.llm.error:  # shown beside the achievements
             self.events = [*self.events, f"language model: {self.llm.error}"]
-        if self.llm is not None and self.env.agents:
+        if self.llm is not None and not self.current.over:
             self.llm.observe(self.state, actions, reward, self._masks())
         self.writer.step(
             actions=actions, who=who, rewards=reward, digest=self.digest,
@@ -316,13 +316,12 @@ class Room:
         )  # fmt: skip
         self.last = {"actions": [action_label(a, self.p) for a in actions], "who": who}
         self.chosen, self.reaction_ms, self.client_ms, self.messages = {}, {}, {}, []
-        if not self.env.agents:
+        if self.current.over:
             self._end_episode()
 
     def _start_episode(self) -> None:
         seed = self.seed + self.episode
-        self.obs, self.infos = self.env.reset(seed=seed)
-        self.steps, self.returns = 0, np.zeros(self.p)
+        self.current = Episode(self.env, seed)
         self.chosen: dict[int, int] = {}
         self.reaction_ms: dict[int, float] = {}
         self.client_ms: dict[int, float] = {}
@@ -359,12 +358,12 @@ class Room:
         llm = {"llm": self.llm.stats()} if self.llm is not None else {}
         self.writer.end(steps=self.steps, score=score, digest=self.digest, **llm)
         self.summary = [f"episode over after {self.steps} steps (seed {self.seed + self.episode})"]
-        for i in range(self.p):
-            self.summary.append(f"P{i + 1} {self.seats[i].role}: return {self.returns[i]:.1f}")
+        for seat, total in zip(self.seats, self.current.returns, strict=True):
+            self.summary.append(f"P{seat.index + 1} {seat.role}: return {total:.1f}")
 
     def next_episode(self) -> None:
         """Start the next episode (seed + 1) after one has ended."""
-        if self.env.agents:
+        if not self.current.over:
             raise RoomError("the episode is still running")
         self.episode += 1
         self._start_episode()
@@ -386,7 +385,7 @@ class Room:
 
     def hud(self, i: int) -> list[str]:
         """The HUD lines of seat ``i`` (``alem_pz.play.seats.hud_lines``, the same as alem-play)."""
-        return hud_lines(self.state, i, self.p, float(self.returns[i]), i)
+        return hud_lines(self.state, i, self.p, float(self.current.returns[i]), i)
 
     def close(self) -> None:
         """Flush and close the record file (and the language models' trace)."""
