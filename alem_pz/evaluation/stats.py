@@ -69,9 +69,9 @@ def iqm(scores: Any) -> float:
     """Interquartile mean over all runs and tasks: rliable's 25 % trimmed mean (it drops
     ``floor(n / 4)`` scores at each end), robust to one lucky or one collapsed run.
 
-    The same arithmetic as rliable's ``aggregate_iqm`` (``tests/pz/test_stats.py`` checks they
-    agree), without scipy's per-call argument wrapper: that wrapper costs milliseconds, and an
-    IQM interval calls this once per bootstrap resample.
+    The same arithmetic as rliable's ``aggregate_iqm`` (``tests/pz/evaluation/test_stats.py``
+    checks they agree), without scipy's per-call argument wrapper: that wrapper costs
+    milliseconds, and an IQM interval calls this once per bootstrap resample.
     """
     x = np.sort(_matrix(scores), axis=None)
     cut = x.size // 4

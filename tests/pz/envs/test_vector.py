@@ -22,8 +22,7 @@ from gymnasium.wrappers.vector import (
 )
 
 import alem_pz  # noqa: F401  (registers alem/Coop-v0)
-
-from .conftest import SMALL
+from tests.pz.conftest import SMALL
 
 WORLDS = 2
 HORIZON = 4

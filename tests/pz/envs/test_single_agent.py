@@ -13,8 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 import alem_pz
 from alem_pz.envs.single_agent import AlemTeamEnv
-
-from .conftest import SMALL, small_kwargs
+from tests.pz.conftest import SMALL, small_kwargs
 
 HORIZON = 4
 

@@ -10,8 +10,7 @@ import pytest
 from alem_core.constants import Achievement
 from alem_core.scoring.score import score, score_keys
 from alem_pz.envs.infos import info_keys
-
-from .conftest import SMALL
+from tests.pz.conftest import SMALL
 
 NOOP = 0
 

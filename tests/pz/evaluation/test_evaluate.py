@@ -15,8 +15,7 @@ from alem_pz.evaluation import protocol as ev
 from alem_pz.evaluation.baselines import GreedyCoordinator, MaskedRandom
 from alem_pz.evaluation.policies import load_policy, load_seat_policy
 from alem_pz.evaluation.stats import column_means
-
-from .conftest import SMALL
+from tests.pz.conftest import SMALL
 
 MAX_STEPS = 30
 

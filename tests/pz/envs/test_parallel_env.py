@@ -19,8 +19,7 @@ from pettingzoo import AECEnv, ParallelEnv
 import alem_core
 import alem_pz
 from alem_pz.envs.parallel import AlemParallelEnv, compiled_core
-
-from .conftest import SMALL, small_kwargs
+from tests.pz.conftest import SMALL, small_kwargs
 
 NOOP = 0
 

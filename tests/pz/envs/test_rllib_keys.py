@@ -8,8 +8,7 @@ import pytest
 from gymnasium import spaces
 
 from alem_pz.envs.rllib import MASK_KEY, OBS_KEY, RLlibObservationKeys, rllib_parallel_env
-
-from .conftest import small_kwargs
+from tests.pz.conftest import small_kwargs
 
 STEPS = 6
 

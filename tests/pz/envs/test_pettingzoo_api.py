@@ -15,8 +15,7 @@ from pettingzoo.test import (
 from pettingzoo.utils import parallel_to_aec
 
 import alem_pz
-
-from .conftest import small_kwargs
+from tests.pz.conftest import small_kwargs
 
 # api_test warns about agent-name format, all-zero observations and the like; not failures.
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

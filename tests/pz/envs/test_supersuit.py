@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,7 +71,7 @@ WORKERS_SCRIPT = textwrap.dedent(
 def test_concat_vec_envs_with_two_worker_processes():
     """Used to hang in reset: the env constructor ran jitted code in the parent before fork.
     Runs in a fresh interpreter, as a user script would (this test process has started JAX)."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = str(Path(__file__).resolve().parents[3])
     cache = os.environ.get("ALEM_JAX_CACHE", os.path.join(root, ".jax_cache"))
     env = dict(os.environ, PYTHONPATH=root, JAX_PLATFORMS="cpu", JAX_COMPILATION_CACHE_DIR=cache)
     done = subprocess.run(
