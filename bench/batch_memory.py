@@ -25,6 +25,8 @@ import time
 import jax
 import jax.numpy as jnp
 
+from bench.common import world
+
 GB = 1e9
 
 
@@ -33,12 +35,10 @@ def _nbytes(tree) -> int:
 
 
 def measure(n: int, steps: int) -> dict:
-    import alem_core
     from alem_core.batch.runner import BatchRunner, compiled_batch
     from alem_core.testing.rollout import random_legal_actions
 
-    static = alem_core.StaticParams(player_count=3)
-    params = alem_core.make_params("medium")
+    params, static = world()
     runner = BatchRunner(n, params, static)
     start = time.perf_counter()
     out = runner.reset(seed=0)

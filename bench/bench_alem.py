@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+from bench.common import world
+
 
 def _import_seconds() -> float:
     code = (
@@ -147,8 +149,7 @@ def measure(worlds: list[int], steps: int, pettingzoo: bool) -> dict[str, float 
     }
     if pettingzoo:
         figures["import_s"] = _import_seconds()
-    static = alem_core.StaticParams(player_count=3)
-    params = alem_core.make_params("medium")
+    params, static = world()
     key = jax.random.key(0)
     reset, reset_s = _aot(lambda k, p: alem_core.reset(k, p, static), key, params)
     _, state = reset(key, params)

@@ -22,6 +22,7 @@ import numpy as np
 import alem_core
 from alem_core.pixels import pixel_observation
 from alem_core.testing.rollout import random_rollout
+from bench.common import world
 
 
 def bench_render(steps: int = 100) -> tuple[float, float]:
@@ -46,8 +47,7 @@ def bench_render(steps: int = 100) -> tuple[float, float]:
 
 def bench_batched(worlds: int, repeats: int) -> tuple[float, float]:
     """(compile seconds, world-frames per second) of the batched pixel observation."""
-    static = alem_core.StaticParams(player_count=3)
-    params = alem_core.make_params("medium")
+    params, static = world()
     keys = jax.random.split(jax.random.key(0), worlds)
     reset = jax.jit(jax.vmap(lambda k: alem_core.reset(k, params, static)[1]))
     walk = jax.jit(jax.vmap(lambda k, s: random_rollout(k, s, params, static, 50)[0]))

@@ -12,13 +12,12 @@ the other jobs' load.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import jax
 
-import alem_core
 from alem_core.worldgen import generate_world
+from bench.common import load_average, world
 
 
 def _time_calls(fn, args: tuple, calls: int) -> tuple[float, float]:
@@ -48,8 +47,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     jax.config.update("jax_enable_compilation_cache", False)
-    static = alem_core.StaticParams(num_levels=args.levels, player_count=args.players)
-    params = alem_core.make_params(args.difficulty).as_arrays()
+    params, static = world(players=args.players, difficulty=args.difficulty, num_levels=args.levels)
+    params = params.as_arrays()
     key = jax.random.key(0)
     keys = jax.random.split(key, args.batch)
     single = lambda k, p: generate_world(k, p, static)  # noqa: E731
@@ -65,7 +64,7 @@ def main() -> None:
             f" wall / {run_cpu * 1e3:.2f} ms CPU | batch {args.batch}: compile {b_wall:.2f} s"
             f" wall / {b_cpu:.2f} s CPU, {batch_wall / args.batch * 1e3:.2f} ms wall /"
             f" {batch_cpu / args.batch * 1e3:.2f} ms CPU per world"
-            f" (load {os.getloadavg()[0]:.1f})"
+            f" (load {load_average()[0]:.1f})"
         )
         jax.clear_caches()
 

@@ -22,7 +22,8 @@ import time
 
 import jax
 
-from bench.training_regime import _load, _world, auto_reset_rollout, fresh_batch
+from bench.common import load_average, world
+from bench.training_regime import auto_reset_rollout, fresh_batch
 
 STEPS_PER_ROUND = 128
 
@@ -32,7 +33,7 @@ def compiled_rollouts(n: int, per_call: list[int], small: bool = False):
     path at K steps per call)."""
     from alem_core.batch.runner import default_chunk
 
-    params, static = _world(small)
+    params, static = world(small)
     arrays = params.as_arrays()
     batch, out = fresh_batch(jax.random.key(0), n, arrays, static)
     runs = {k: auto_reset_rollout(n, k, arrays, static, default_chunk(n)) for k in per_call}
@@ -60,7 +61,7 @@ def measure(n: int, per_call: list[int], rounds: int, small: bool = False) -> di
                 jax.block_until_ready(out.obs)
             seconds[k] += time.perf_counter() - start
             faults[k] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-        loads.append(_load()[0])
+        loads.append(load_average()[0])
     steps = {k: rounds * -(-STEPS_PER_ROUND // k) * k for k in runs}
     per_step = {k: 1e3 * seconds[k] / steps[k] for k in runs}
     low, high = min(runs), max(runs)
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--json", default=None)
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
-    print(f"jax {jax.__version__} on {jax.local_devices()[0].device_kind}; load {_load()}")
+    print(f"jax {jax.__version__} on {jax.local_devices()[0].device_kind}; load {load_average()}")
     rows = []
     for n in args.worlds:
         row = measure(n, sorted(set(args.per_call)), args.rounds, args.small)

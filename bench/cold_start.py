@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+from bench.common import load_average
+
 STEADY = 1000
 """Steps timed after the first episode for ``step_ms``."""
 
@@ -171,7 +173,7 @@ def main() -> None:
     )
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    load = " ".join(f"{v:.2f}" for v in load_average())
     print(f"{os.cpu_count()} cores, load average {load}; {args.runs} cold run(s)")
     cold, warm = [], []
     for _ in range(args.runs):
@@ -188,7 +190,7 @@ def main() -> None:
             stages = "  ".join(f"{k} {v:6.2f}" for k, v in row.items() if k != "programs_compiled")
             programs = row.get("programs_compiled")
             print(f"{name:5} {stages}" + (f"  programs {programs:.0f}" if programs else ""))
-    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in load_average())}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

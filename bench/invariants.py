@@ -33,6 +33,7 @@ from alem_core.batch import auto_reset as core_batch
 from alem_core.constants import MAX_INVENTORY, Action
 from alem_core.systems.intrinsics import capacities
 from alem_core.testing.rollout import random_legal_actions
+from bench.common import world
 
 CHECKS = (
     "vitals_in_bounds",
@@ -101,8 +102,8 @@ def make_chunk(static: alem_core.StaticParams, steps: int, chunk: int):
 
 
 def check(difficulty: str, agent_steps: int, worlds: int, steps: int, seed: int) -> dict:
-    static = alem_core.StaticParams()
-    params = alem_core.make_params(difficulty).as_arrays()
+    params, static = world(difficulty=difficulty)
+    params = params.as_arrays()
     chunk = max(1, worlds // 8)
     run = make_chunk(static, steps, chunk)
     key = jax.random.key_data(jax.random.key(seed))

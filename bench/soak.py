@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,18 +34,15 @@ from pathlib import Path
 
 import numpy as np
 
+from alem_pz.evaluation.baselines import MaskedRandom
+from bench.common import load_average
+
 
 def rss_mb(pid: int | None = None) -> tuple[float, float]:
     """(RSS now, peak RSS) in MB of this process, or of process ``pid``."""
     with open(f"/proc/{pid or 'self'}/status") as f:
         fields = {line.split(":")[0]: int(line.split()[1]) for line in f if "kB" in line}
     return fields["VmRSS"] / 1024, fields["VmHWM"] / 1024
-
-
-def legal_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of an (n, A) mask, vectorised."""
-    scores = rng.random(mask.shape) * (mask > 0)
-    return scores.argmax(axis=1)
 
 
 def soak_vec(minutes: float, worlds: int) -> dict:
@@ -58,13 +54,13 @@ def soak_vec(minutes: float, worlds: int) -> dict:
         "alem/Coop-v0", num_envs=worlds, vectorization_mode="vector_entry_point"
     )
     players = envs.num_envs // worlds
-    rng = np.random.default_rng(0)
+    team = MaskedRandom(0)
     _, infos = envs.reset(seed=0)
     start = time.monotonic()
     samples, steps, ended, unscored = [], 0, 0, 0
     next_sample = start
     while time.monotonic() - start < minutes * 60:
-        actions = legal_random(infos["action_mask"], rng)
+        actions = team.actions(infos["action_mask"])
         _, _, terms, truncs, infos = envs.step(actions)
         steps += 1
         done = (terms | truncs).reshape(worlds, players).any(axis=1)
@@ -128,7 +124,7 @@ def soak_llm(requests: int) -> dict:
                 samples.append({"seconds": len(samples) * 10 + 10, "rss_mb": now, "peak_mb": peak,
                                 "requests": fetch_stats(url).get("requests", 0),
                                 "server_rss_mb": rss_mb(pid)[0],
-                                "load_1min": os.getloadavg()[0]})  # fmt: skip
+                                "load_1min": load_average()[0]})  # fmt: skip
                 print(json.dumps(samples[-1]), flush=True)
 
         sampler = threading.Thread(target=sample)
@@ -156,7 +152,7 @@ def soak_envs(count: int) -> dict:
         alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=p, num_comm_channels=c)
         for p, c in ((2, 0), (3, 0), (3, 2), (4, 0))
     ]
-    rng = np.random.default_rng(0)
+    team = MaskedRandom(0)
     samples = []
     for i in range(count):
         static = shapes[i % len(shapes)]
@@ -165,7 +161,7 @@ def soak_envs(count: int) -> dict:
         _, infos = env.reset(seed=i)
         while env.agents:
             masks = np.stack([infos[a]["action_mask"] for a in env.agents])
-            actions = dict(zip(env.agents, legal_random(masks, rng).tolist(), strict=True))
+            actions = dict(zip(env.agents, team.actions(masks).tolist(), strict=True))
             _, _, _, _, infos = env.step(actions)
         env.close()
         if (i + 1) % 20 == 0:
@@ -216,7 +212,7 @@ def main() -> None:
         started = time.monotonic()
         results = run[args.part]()
         results["seconds"] = time.monotonic() - started
-        results["load_after"] = os.getloadavg()
+        results["load_after"] = load_average()
         results["rss_growth_pct"] = growth(results["samples"], GROWTH_BY.get(args.part))
         print(f"{args.part}: RSS growth after the first fifth {results['rss_growth_pct']:+.2f} %")
     if args.json:

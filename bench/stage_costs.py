@@ -47,6 +47,7 @@ from alem_core.observation.vector import observation
 from alem_core.pipeline import PIPELINE, step_draws
 from alem_core.systems.lifecycle import end_step
 from alem_core.testing.rollout import random_legal_actions, random_rollout
+from bench.common import world
 
 
 def _time(fn, states, actions, steps: int) -> float:
@@ -267,7 +268,8 @@ def main() -> None:
         "--quick", action="store_true", help="with --compile: the PettingZoo step's XLA options"
     )
     args = parser.parse_args()
-    static, params = alem_core.StaticParams(), alem_core.make_params("medium").as_arrays()
+    params, static = world()
+    params = params.as_arrays()
     if args.compile:
         worlds = args.worlds or 1
         options = quick_compile_options("every_step") if args.quick else None

@@ -2,11 +2,13 @@
 
     python -m bench.training_regime [--worlds 64 256] [--steps 2000] [--paths ...] [--json F]
 
-For each N (48 x 48, 9-floor state, 3 agents, "medium", the default ``max_steps``), from a fresh
-``reset`` with a masked-random team (uniform over each agent's legal actions), ``--steps`` steps
-are timed whole (no best window is picked), the paths interleaved: each advances ``CHUNK``
-steps in turn, round after round, and its figure is its steps over the sum of its own chunks'
-seconds, so a change of the machine's load during the run weighs on all of them alike:
+For each N (``bench.common.world``: 48 x 48, 9-floor state, 3 agents, "medium", the default
+``max_steps``, or ``--horizon`` steps: a short cap makes every world end and reset inside the
+window), from a fresh ``reset`` with a masked-random team (uniform over each agent's legal
+actions), ``--steps`` steps are timed whole (no best window is picked), the paths interleaved:
+each advances ``CHUNK`` steps in turn, round after round, and its figure is its steps over the
+sum of its own chunks' seconds, so a change of the machine's load during the run weighs on all
+of them alike:
 * ``make_vec``: ``gymnasium.make_vec("alem/Coop-v0")``, numpy out, the actions drawn with numpy
   on the host: what a PyTorch loop sees, minus its network. Per-step times split the steps on
   which no world ended from those on which some did.
@@ -33,7 +35,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import sys
 import time
 
@@ -41,36 +42,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from bench.common import HORIZON, load_average, peak_device_bytes, world
+
 ROLLOUT = 128
 """Steps per scan call on the ``scan`` path (a PPO rollout's length)."""
 CHUNK = 2 * ROLLOUT
 """Steps each path advances per turn (two calls of the scan and bare paths)."""
-
-
-def _load() -> list[float]:
-    return [round(v, 2) for v in os.getloadavg()]
-
-
-HORIZON = 10_000
-"""alem_pz's default ``max_steps`` (``make_vec`` uses its own; a test checks they agree), so the
-three paths end episodes alike. Set here because the scan and bare paths import only
-``alem_core``: they also run on a machine without PettingZoo or Gymnasium (``bench/gpu.sh``)."""
-SMALL = {"map_size": (16, 16), "num_levels": 1}
-"""``--small``: the unit tests' world (seconds to compile), for checking this script runs."""
-
-
-def _world(small: bool = False, players: int = 3, difficulty: str = "medium"):
-    """(params, static) of the world ``make_vec`` builds by default, or the small one."""
-    import alem_core
-
-    static = alem_core.StaticParams(player_count=players, **(SMALL if small else {}))
-    return alem_core.make_params(difficulty, max_timesteps=HORIZON), static
-
-
-def _peak_bytes() -> int | None:
-    """The device's peak memory in use so far (None where the backend does not say: CPU)."""
-    stats = jax.local_devices()[0].memory_stats() or {}
-    return stats.get("peak_bytes_in_use")
 
 
 class PathUnderTest:
@@ -81,17 +58,19 @@ class PathUnderTest:
         self.compile_s, self.advance, self.stats = compile_s, advance, stats
 
 
-def make_vec(n: int, small: bool = False) -> PathUnderTest:
+def make_vec(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
     """``gymnasium.make_vec`` from a fresh reset, one host step per step."""
     import gymnasium
 
     import alem_pz  # noqa: F401  (registers alem/Coop-v0)
+    from alem_pz.evaluation.baselines import MaskedRandom
 
-    _, static = _world(small)
+    _, static = world(small)
     envs = gymnasium.make_vec(
-        "alem/Coop-v0", num_envs=n, vectorization_mode="vector_entry_point", static=static
-    )
-    rng = np.random.default_rng(0)
+        "alem/Coop-v0", num_envs=n, vectorization_mode="vector_entry_point", static=static,
+        max_steps=horizon,
+    )  # fmt: skip
+    team = MaskedRandom(0)
     players = envs.num_envs // n
     start = time.perf_counter()
     _, infos = envs.reset(seed=0)
@@ -101,8 +80,7 @@ def make_vec(n: int, small: bool = False) -> PathUnderTest:
         infos = stats["infos"]
         for _ in range(steps):
             tick = time.perf_counter()
-            mask = infos["action_mask"]  # uniform among legal: argmax of noise on legal entries
-            _, _, term, trunc, infos = envs.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+            _, _, term, trunc, infos = envs.step(team.actions(infos["action_mask"]))
             stats["per_step"].append(time.perf_counter() - tick)
             stats["ends"].append(int((term | trunc).reshape(n, players).any(axis=1).sum()))
         stats["infos"] = infos
@@ -111,15 +89,16 @@ def make_vec(n: int, small: bool = False) -> PathUnderTest:
     return PathUnderTest(time.perf_counter() - start, advance, stats)
 
 
-def runner(n: int, small: bool = False) -> PathUnderTest:
+def runner(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
     """``BatchRunner.step`` called from Python once per step, the same masked-random numpy
     actions as ``make_vec``, reading back only the action mask: ``make_vec`` without its host
     side (the observation copied out, the infos), so the two split the cost of a call from
     Python from the cost of what crosses to numpy."""
     from alem_core.batch.runner import BatchRunner
+    from alem_pz.evaluation.baselines import MaskedRandom
 
-    params, static = _world(small)
-    rng = np.random.default_rng(0)
+    params, static = world(small, max_steps=horizon)
+    team = MaskedRandom(0)
     start = time.perf_counter()
     batch = BatchRunner(n, params, static)
     out = batch.reset(0)
@@ -128,7 +107,7 @@ def runner(n: int, small: bool = False) -> PathUnderTest:
     def advance(steps: int) -> int:
         mask = stats["mask"]
         for _ in range(steps):
-            out = batch.step(np.argmax(rng.random(mask.shape) * mask, axis=-1).astype(np.int32))
+            out = batch.step(team.actions(mask).astype(np.int32))
             mask = np.asarray(out.info["action_mask"])
             stats["episodes_ended"] += int(out.info["ended"])
         stats["mask"] = mask
@@ -177,11 +156,11 @@ def fresh_batch(key, n: int, arrays, static):
     return batch, out._replace(info={k: v for k, v in out.info.items() if k != "score"})
 
 
-def scan(n: int, small: bool = False) -> PathUnderTest:
+def scan(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
     """``auto_reset.step`` in jitted ``ROLLOUT``-step scans from a fresh batch."""
     from alem_core.batch.runner import default_chunk
 
-    params, static = _world(small)
+    params, static = world(small, max_steps=horizon)
     arrays = params.as_arrays()
     run = auto_reset_rollout(n, ROLLOUT, arrays, static, default_chunk(n))
     start = time.perf_counter()
@@ -203,13 +182,15 @@ def scan(n: int, small: bool = False) -> PathUnderTest:
     return PathUnderTest(compile_s, advance, stats)
 
 
-def bare(n: int, small: bool = False, keep_obs: bool = True) -> PathUnderTest:
+def bare(
+    n: int, small: bool = False, horizon: int = HORIZON, keep_obs: bool = True
+) -> PathUnderTest:
     """``alem_core.step`` vmapped in ``ROLLOUT``-step scans from fresh worlds, no resets; with
     ``keep_obs`` each step's observation is written to the scan's carry, else only summed."""
     import alem_core
     from alem_core.testing.rollout import random_legal_actions
 
-    params, static = _world(small)
+    params, static = world(small, max_steps=horizon)
     arrays = params.as_arrays()
 
     def window(states, masks, key):
@@ -247,9 +228,9 @@ def bare(n: int, small: bool = False, keep_obs: bool = True) -> PathUnderTest:
     return PathUnderTest(time.perf_counter() - start, advance, stats)
 
 
-def bare_summed(n: int, small: bool = False) -> PathUnderTest:
+def bare_summed(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
     """``bare`` with each step's observation only summed (see the module docstring)."""
-    return bare(n, small, keep_obs=False)
+    return bare(n, small, horizon, keep_obs=False)
 
 
 PATHS = {
@@ -274,14 +255,16 @@ def interleave(paths: dict[str, PathUnderTest], steps: int) -> dict[str, dict]:
                 start = time.perf_counter()
                 done[name] += path.advance(min(CHUNK, steps - done[name]))
                 seconds[name] += time.perf_counter() - start
-        loads.append(_load())
+        loads.append(load_average())
     return {name: {"steps": done[name], "seconds": seconds[name], "loads": loads} for name in paths}
 
 
-def measure(worlds: list[int], steps: int, paths: list[str], small: bool = False) -> list[dict]:
+def measure(
+    worlds: list[int], steps: int, paths: list[str], small: bool = False, horizon: int = HORIZON
+) -> list[dict]:
     rows = []
     for n in worlds:
-        built = {name: PATHS[name](n, small) for name in paths}
+        built = {name: PATHS[name](n, small, horizon) for name in paths}
         timed = interleave(built, steps)
         row: dict = {"worlds": n, "steps": steps}
         for name, path in built.items():
@@ -291,7 +274,7 @@ def measure(worlds: list[int], steps: int, paths: list[str], small: bool = False
                 "seconds": r["seconds"],
                 "steps": r["steps"],
                 "compile_s": path.compile_s,
-                "peak_device_bytes": _peak_bytes(),
+                "peak_device_bytes": peak_device_bytes(),
                 "load": r["loads"][-1],
                 "load_min_max": [min(v[0] for v in r["loads"]), max(v[0] for v in r["loads"])],
             }
@@ -333,12 +316,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--paths", nargs="+", default=DEFAULT_PATHS, choices=list(PATHS))
     parser.add_argument("--small", action="store_true", help="16 x 16, one floor (a smoke test)")
+    parser.add_argument(
+        "--horizon", type=int, default=HORIZON,
+        help="episode cap in steps: a short one makes every world reset inside the window",
+    )  # fmt: skip
     parser.add_argument("--json", default=None)
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     device = jax.local_devices()[0].device_kind
-    print(f"jax {jax.__version__} on {device}; load {_load()}", flush=True)
-    rows = measure(args.worlds, args.steps, args.paths, args.small)
+    print(f"jax {jax.__version__} on {device}; load {load_average()}", flush=True)
+    rows = measure(args.worlds, args.steps, args.paths, args.small, args.horizon)
     if args.json:
         record = {"command": " ".join(["python -m bench.training_regime", *argv]),
                   "jax": jax.__version__, "device": device, "rows": rows}  # fmt: skip

@@ -18,13 +18,13 @@ import jax.numpy as jnp
 import pytest
 
 from alem_pz.envs.parallel import DEFAULT_MAX_STEPS
-from bench import training_regime
+from bench import common, training_regime
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_training_regime_ends_episodes_on_the_default_horizon():
-    assert training_regime.HORIZON == DEFAULT_MAX_STEPS
+    assert common.HORIZON == DEFAULT_MAX_STEPS
 
 
 @pytest.mark.slow

@@ -65,6 +65,13 @@ class MaskedRandom:
         legal = np.flatnonzero(action_mask)
         return int(self.rng.choice(legal)) if legal.size else 0
 
+    def actions(self, masks: np.ndarray) -> np.ndarray:
+        """A uniform legal action for every row of a (..., A) mask in one vectorised draw (a
+        vector env's or a batch's masks): the argmax of uniform noise over the legal entries,
+        NOOP where none is legal."""
+        masks = np.asarray(masks)
+        return np.argmax(self.rng.random(masks.shape) * (masks > 0), axis=-1)
+
 
 @dataclass
 class View:

@@ -177,3 +177,16 @@ def test_command_line_on_the_full_world(tmp_path):
     loaded = json.loads(out.read_text())
     assert loaded["protocol"]["num_levels"] == 9 and loaded["protocol"]["map_size"] == [48, 48]
     assert list(loaded["results"]) == ["hard"]
+
+
+def test_masked_random_draws_a_batch_among_the_legal_actions_only():
+    """``MaskedRandom.actions`` (what the benchmarks' host-side teams draw): every row's action
+    is legal, every legal action comes up, and a row with nothing legal gets NOOP."""
+    masks = np.zeros((2, 3, 6), np.int8)
+    masks[0, :, [1, 4]] = 1
+    masks[1, 0, 5] = 1
+    team = MaskedRandom(7)
+    draws = np.stack([team.actions(masks) for _ in range(200)])
+    assert draws.shape == (200, 2, 3)
+    assert set(np.unique(draws[:, 0])) == {1, 4}
+    assert set(np.unique(draws[:, 1, 0])) == {5} and set(np.unique(draws[:, 1, 1:])) == {0}
