@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from alem_pz.evaluation.baselines import MaskedRandom
-from bench.common import load_average
+from bench.common import SMALL, load_average
 
 
 def rss_mb(pid: int | None = None) -> tuple[float, float]:
@@ -149,7 +149,7 @@ def soak_envs(count: int) -> dict:
     import alem_pz
 
     shapes = [
-        alem_core.StaticParams(map_size=(16, 16), num_levels=1, player_count=p, num_comm_channels=c)
+        alem_core.StaticParams(**SMALL, player_count=p, num_comm_channels=c)
         for p, c in ((2, 0), (3, 0), (3, 2), (4, 0))
     ]
     team = MaskedRandom(0)

@@ -29,6 +29,7 @@ from alem_core.pixels.textures import atlas
 from alem_pz.envs import rendering
 from alem_pz.envs.parallel import AlemParallelEnv
 from alem_pz.play.web.views import png_bytes, to_uint8
+from bench.common import SMALL
 
 LAYERS = 10
 
@@ -48,7 +49,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--full", action="store_true", help="the 48 x 48 nine-floor world")
     args = parser.parse_args()
-    static = None if args.full else alem_core.StaticParams(map_size=(16, 16), num_levels=1)
+    static = None if args.full else alem_core.StaticParams(**SMALL)
     env = AlemParallelEnv(players=3, difficulty="easy", static=static)
     _, infos = env.reset(seed=0)
     start = time.perf_counter()
