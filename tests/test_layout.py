@@ -148,7 +148,9 @@ def test_module_names_are_not_repeated_within_alem_pz():
 
 
 # alem_pz's rooms, lowest first. An env adapter imports no play, evaluation or text agent
-# (only the text observation it can hand out, obs_type="text"); the browser server imports no
+# (only the text observation it can hand out, obs_type="text"); evaluation imports no text module
+# (the text track registers its policy by name and its harness runs the protocol), save its
+# command line, which starts the language-model harness; the browser server imports no
 # command-line module of keyboard play.
 TEXT_OBSERVATION = {"env", "observer", "observation", "actions", "ascii_map", "cues",
                     "disclosure", "inventory", "wording"}  # fmt: skip
@@ -166,6 +168,11 @@ def back_up_imports(graph: dict[str, set[str]]) -> list[str]:
                     room == "text" and len(parts) > 2 and parts[2] not in TEXT_OBSERVATION
                 ):
                     found.append(f"{source} -> {target}")
+            evaluation_library = source.startswith("alem_pz.evaluation") and not source.endswith(
+                ".cli"
+            )
+            if evaluation_library and target.startswith("alem_pz.text"):
+                found.append(f"{source} -> {target}")
             if source.startswith("alem_pz.play.web") and target == "alem_pz.play.keyboard":
                 found.append(f"{source} -> {target}")
     return sorted(found)
@@ -173,8 +180,15 @@ def back_up_imports(graph: dict[str, set[str]]) -> list[str]:
 
 def test_alem_pz_rooms_import_one_way():
     assert back_up_imports(import_graph()) == []
-    broken = {"alem_pz.envs.vector": {"alem_pz.evaluation.policies"}}
-    assert back_up_imports(broken) == ["alem_pz.envs.vector -> alem_pz.evaluation.policies"]
+    broken = {
+        "alem_pz.envs.vector": {"alem_pz.evaluation.policies"},
+        "alem_pz.evaluation.policies": {"alem_pz.text.rule_agent"},
+        "alem_pz.evaluation.cli": {"alem_pz.text.harness"},
+    }
+    assert back_up_imports(broken) == [
+        "alem_pz.envs.vector -> alem_pz.evaluation.policies",
+        "alem_pz.evaluation.policies -> alem_pz.text.rule_agent",
+    ]
 
 
 @pytest.mark.parametrize("package", ["bench"])

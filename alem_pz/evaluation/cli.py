@@ -115,11 +115,12 @@ def _run_one(args: argparse.Namespace, policy: str, difficulties: list[str]) -> 
         summary = _run_llm(args, difficulties)
         out = Path(args.out or "llm_run") / "summary.json"
     else:
+        loaded = load_policy(policy, seed=args.seed)
         summary = evaluate(
-            load_policy(policy, seed=args.seed),
+            loaded,
             **_cli_protocol(args, difficulties),
             policy_name=policy,
-            obs_type="text" if policy == "text-rule" else "symbolic",
+            obs_type="text" if getattr(loaded, "needs_text", False) else "symbolic",
         )
         out = _json_path(args, policy)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,10 @@ A policy is ``policy(observation, action_mask) -> int`` (one agent per call) or,
 
 * ``random``: a uniform draw among the legal actions (``baselines.MaskedRandom``);
 * ``greedy``: the scripted team (``baselines.GreedyCoordinator``, symbolic observations);
-* ``text-rule``: the rule agent on text observations (``alem_pz.text.rule_agent``);
+* a name another module registers under the ``alem.policies`` entry-point group, called as
+  ``factory(players=, seed=, comm_channels=)``: alem_pz's text track registers ``text-rule``
+  (the rule agent on text observations, ``alem_pz.text.rule_agent``), so evaluation imports no
+  text agent;
 * a file ``PATH.SUFFIX``: the loader another package registers for that suffix under the
   ``alem.policy_loaders`` entry-point group (``alem_train`` registers ``npz`` for its trained
   IPPO/MAPPO policies), called as ``loader(path, seed=seed)``;
@@ -24,7 +27,18 @@ from alem_pz.episode import Policy
 from alem_pz.evaluation.baselines import GreedyCoordinator, MaskedRandom
 
 LOADER_GROUP = "alem.policy_loaders"
-NAMES = ("random", "greedy", "text-rule")
+NAME_GROUP = "alem.policies"
+BUILT_IN = ("random", "greedy")
+
+
+def named_policies() -> dict[str, Callable[..., Policy]]:
+    """{policy name: factory} registered under ``NAME_GROUP``."""
+    return {ep.name: ep.load() for ep in entry_points(group=NAME_GROUP)}
+
+
+def policy_names() -> list[str]:
+    """Every name ``load_policy`` accepts as it is: the built-in ones, then the registered."""
+    return [*BUILT_IN, *sorted(set(named_policies()) - set(BUILT_IN))]
 
 
 def file_loaders() -> dict[str, Callable[..., Policy]]:
@@ -43,10 +57,9 @@ def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int =
         return MaskedRandom(seed)
     if spec == "greedy":
         return GreedyCoordinator(players=players, comm_channels=comm_channels, seed=seed)
-    if spec == "text-rule":
-        from alem_pz.text.rule_agent import TextRuleTeam
-
-        return TextRuleTeam(players)
+    named = named_policies()
+    if spec in named:
+        return named[spec](players=players, seed=seed, comm_channels=comm_channels)
     suffix = Path(spec).suffix.lstrip(".")
     if suffix and ":" not in spec:
         loaders = file_loaders()
@@ -59,7 +72,8 @@ def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int =
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise ValueError(
-            f"policy must be one of {', '.join(NAMES)}, a registered file or module:function, "
+            f"policy must be one of {', '.join(policy_names())}, a registered file or "
+            "module:function, "
             f"got {spec!r}"
         )
     policy = getattr(importlib.import_module(module), name)
@@ -105,11 +119,14 @@ def load_seat_policies(
 
 
 __all__ = [
+    "BUILT_IN",
     "LOADER_GROUP",
-    "NAMES",
+    "NAME_GROUP",
     "Policy",
     "file_loaders",
     "load_policy",
     "load_seat_policies",
     "load_seat_policy",
+    "named_policies",
+    "policy_names",
 ]

@@ -248,6 +248,14 @@ def reply(text: str, agent: int = 0) -> str:
     return out + f"\n<scratchpad>step {r.step}: {reason}</scratchpad>"
 
 
+def team_policy(players: int = 3, seed: int = 0, comm_channels: int = 0) -> TextRuleTeam:
+    """The ``text-rule`` policy by name (registered under the ``alem.policies`` entry-point group,
+    so ``alem-evaluate --policy text-rule`` finds it without evaluation importing the text
+    track): the rule agent in every seat. It draws nothing and reads messages from its text, so
+    ``seed`` and ``comm_channels`` are unused."""
+    return TextRuleTeam(players)
+
+
 class TextRuleTeam:
     """A batched policy for ``alem_pz.evaluation.cli`` on a text env: one reply per agent per step,
     parsed by the shared parser (the same path an LLM's reply takes)."""
