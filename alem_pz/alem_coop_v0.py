@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from alem_pz.envs.aec import AlemAECEnv
 from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, AlemParallelEnv
 
 
@@ -28,13 +28,14 @@ def parallel_env(*, max_cycles: int | None = None, **kwargs: Any) -> AlemParalle
     return AlemParallelEnv(**kwargs)
 
 
-def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
-    """The AEC env without wrappers: ``parallel_to_aec_wrapper(parallel_env(**kwargs))``."""
-    return parallel_to_aec_wrapper(parallel_env(**kwargs))
+def raw_env(**kwargs: Any) -> AlemAECEnv:
+    """The AEC env without wrappers: PettingZoo's conversion of ``parallel_env(**kwargs)``,
+    checking each action at its own agent's turn (``alem_pz.envs.aec``)."""
+    return AlemAECEnv(parallel_env(**kwargs))
 
 
 def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    """The AEC env, as ``pettingzoo.utils.parallel_to_aec(parallel_env(**kwargs))`` builds it."""
+    """The AEC env, wrapped as ``pettingzoo.utils.parallel_to_aec`` wraps its conversion."""
     return OrderEnforcingWrapper(raw_env(**kwargs))
 
 

@@ -1,5 +1,6 @@
-"""Checking the actions a user passes to the PettingZoo faces: a clear error naming the agent
-and the value, raised before anything in the running episode changes."""
+"""Checking what a user passes to the env faces (actions, and the constructor's counts and
+switches): a clear error naming the agent or argument and the value, raised before anything in
+the running episode changes."""
 
 from __future__ import annotations
 
@@ -22,6 +23,26 @@ def as_int(value: Any) -> int | None:
     if is_array and value.shape == () and np.issubdtype(value.dtype, np.integer):
         return int(value)
     return None
+
+
+INT32_MAX = 2**31 - 1
+"""The world counts steps in int32: a larger horizon would overflow inside the step."""
+
+
+def positive_int(name: str, value: Any, most: int = INT32_MAX) -> int:
+    """``value`` as an int in [1, ``most``]; a ValueError names ``name`` and the value."""
+    integer = as_int(value)
+    if integer is None or not 1 <= integer <= most:
+        raise ValueError(f"{name} must be an int in [1, {most:,}], got {value!r}")
+    return integer
+
+
+def switch(name: str, value: Any) -> bool:
+    """``value`` as a bool; a ValueError names ``name`` for anything but True or False (a
+    string such as "no" would otherwise read as True)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def action_array(
@@ -94,4 +115,12 @@ def check_legal(
             )
 
 
-__all__ = ["action_array", "as_int", "check_action", "check_legal"]
+__all__ = [
+    "INT32_MAX",
+    "action_array",
+    "as_int",
+    "check_action",
+    "check_legal",
+    "positive_int",
+    "switch",
+]

@@ -80,7 +80,7 @@ import alem_core
 from alem_core.observation.map_view import HANDOVER_WINDOW_SCALE
 from alem_core.pixels import pixel_shape
 from alem_pz.envs import episode_score, rendering
-from alem_pz.envs.action_checks import action_array, check_legal
+from alem_pz.envs.action_checks import action_array, check_legal, positive_int, switch
 from alem_pz.envs.infos import agent_infos
 from alem_pz.envs.kernels import compiled_core
 
@@ -134,15 +134,12 @@ class AlemParallelEnv(ParallelEnv):
                 f"render_mode {render_mode!r} is not supported "
                 f"(supported: None and {self.metadata['render_modes']})"
             )
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
-            raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
-        if max_steps < 1:
-            raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
+        max_steps = positive_int("max_steps", max_steps)
         self.static = self._static(players, comm_channels, static)
         self.params = self._params(difficulty, int(max_steps), params)
         self.obs_type = obs_type
-        self.mask_in_obs = bool(mask_in_obs)
-        self.strict_actions = bool(strict_actions)
+        self.mask_in_obs = switch("mask_in_obs", mask_in_obs)
+        self.strict_actions = switch("strict_actions", strict_actions)
         self.render_mode = render_mode
         self.max_steps = int(max_steps)
         self.text_config = text_config

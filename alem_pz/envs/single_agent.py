@@ -99,6 +99,8 @@ class AlemTeamEnv(gymnasium.Env):
             raise RuntimeError(
                 "step() called before reset() or after the episode ended; call reset() first"
             )
+        if array.dtype.kind not in "iu":
+            self._refuse_non_integers(action, array)
         actions = {a: array[i] for i, a in enumerate(self.agents)}
         obs, rewards, terms, truncs, infos = self.team.step(actions)
         reward = float(sum(rewards.values()))
@@ -106,6 +108,22 @@ class AlemTeamEnv(gymnasium.Env):
             reward = rewards[self.agents[0]]
         terminated, truncated = any(terms.values()), any(truncs.values())
         return self._stack(obs), reward, terminated, truncated, self._info(infos)
+
+    def _refuse_non_integers(self, action: Any, array: np.ndarray) -> None:
+        """A float (or other) array: name the first entry that is not a whole number (a NaN,
+        say), not merely the first entry, whose value may be fine."""
+
+        def whole(value: Any) -> bool:
+            try:
+                return bool(np.isfinite(value)) and float(value).is_integer()
+            except (TypeError, ValueError):
+                return False
+
+        bad = next((i for i, value in enumerate(array) if not whole(value)), 0)
+        raise ValueError(
+            f"action for agent {self.agents[bad]!r} must be an integer id, got {array[bad]!r} "
+            f"in {action!r} (dtype {array.dtype}; pass integer ids, e.g. an int64 array)"
+        )
 
     def action_masks(self) -> np.ndarray:
         """(P·A,) bool: the legal actions of every agent, concatenated (``MaskablePPO``)."""

@@ -49,13 +49,8 @@ import alem_core
 from alem_core.batch.runner import BatchRunner
 from alem_core.constants import action_label
 from alem_core.scoring.score import score_keys
+from alem_pz.envs.action_checks import positive_int, switch
 from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, AlemParallelEnv, obs_low
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
 
 
 class AlemVectorEnv(VectorEnv):
@@ -85,10 +80,10 @@ class AlemVectorEnv(VectorEnv):
         Raises:
             ValueError: ``num_envs`` < 1, and whatever ``AlemParallelEnv`` rejects.
         """
-        self.num_worlds = _positive_int("num_envs", num_envs)
+        self.num_worlds = positive_int("num_envs", num_envs)
         if max_episode_steps is not None:  # gymnasium.make_vec's spelling of the horizon
-            max_steps = _positive_int("max_episode_steps", max_episode_steps)
-        _positive_int("max_steps", max_steps)
+            max_steps = positive_int("max_episode_steps", max_episode_steps)
+        positive_int("max_steps", max_steps)
         self.static = AlemParallelEnv._static(players, comm_channels, static)
         self.params = AlemParallelEnv._params(difficulty, int(max_steps), params)
         self.players = self.static.player_count
@@ -104,7 +99,7 @@ class AlemVectorEnv(VectorEnv):
         self.runner = BatchRunner(self.num_worlds, self.params, self.static, chunk, shard)
         self._world = np.repeat(np.arange(self.num_worlds), self.players)
         self._seed_rng = np.random.default_rng()
-        self.strict_actions = bool(strict_actions)
+        self.strict_actions = switch("strict_actions", strict_actions)
         self._mask: np.ndarray | None = None  # (N·P, A) of the last observation (strict mode)
 
     @property

@@ -54,7 +54,7 @@ WORKERS_SCRIPT = textwrap.dedent(
     from jax._src import xla_bridge
     import alem_pz
     from tests.pz.conftest import small_kwargs
-    from tests.pz.test_supersuit import play_episodes
+    from tests.pz.envs.test_supersuit import play_episodes
 
     env = alem_pz.parallel_env(**small_kwargs(max_steps={HORIZON}))
     vec = supersuit.pettingzoo_env_to_vec_env_v1(env)
