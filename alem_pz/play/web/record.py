@@ -72,7 +72,7 @@ class RecordWriter:
     def _write(self, line: dict[str, Any]) -> None:
         if self._file.closed:
             raise RuntimeError(f"record {self.path} is closed")
-        self._file.write(json.dumps(line, default=_jsonable) + "\n")
+        self._file.write(json.dumps(line, default=_jsonable, allow_nan=False) + "\n")
         self._file.flush()
 
     def step(self, **fields: Any) -> None:
@@ -92,11 +92,20 @@ class RecordWriter:
 
 
 def read_record(path: str | Path) -> Iterator[dict[str, Any]]:
-    """The lines of a record, parsed."""
+    """The lines of a record, parsed; RecordError names a line that is not a JSON object."""
     with Path(path).open(encoding="utf-8") as file:
-        for line in file:
-            if line.strip():
-                yield json.loads(line)
+        for number, line in enumerate(file, start=1):
+            if not line.strip():
+                continue
+            try:
+                parsed = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RecordError(
+                    f"{path}:{number}: not a JSON line ({error.msg}); was the record cut off?"
+                ) from None
+            if not isinstance(parsed, dict):
+                raise RecordError(f"{path}:{number}: a line must be a JSON object")
+            yield parsed
 
 
 def static_from(fields: dict[str, Any]) -> alem_core.StaticParams:
@@ -113,6 +122,10 @@ class ReplayMismatchError(AssertionError):
     """The replayed world left the recorded one (at ``step``)."""
 
 
+class RecordError(ValueError):
+    """A record that cannot be replayed, named by file and line."""
+
+
 class Replay(NamedTuple):
     """What a replay reproduced."""
 
@@ -126,15 +139,17 @@ def replay(path: str | Path, on_step: Any = None) -> Replay:
     """Re-run the record at ``path`` through the core and check every step's state digest.
 
     ``on_step(env)``, if given, is called after reset and after every step (the viewer draws).
-    Raises ReplayMismatchError naming the first step whose state differs from the record.
+    Raises ReplayMismatchError naming the first step whose state differs from the record, and
+    RecordError naming the line of a record that cannot be replayed (cut off, an unknown line
+    type, a missing field, an action the env refuses).
     """
     from alem_pz.envs.parallel import AlemParallelEnv
     from alem_pz.episode import Episode
 
     lines = list(read_record(path))
-    header = lines[0]
-    if header.get("type") != "header":
-        raise ValueError(f"{path}: the first line is not a header")
+    if not lines or lines[0].get("type") != "header":
+        raise RecordError(f"{path}:1: a record starts with its header line")
+    header = _fields(path, 1, lines[0], HEADER_FIELDS)
     env = AlemParallelEnv(
         players=header["players"], difficulty=header["difficulty"],
         comm_channels=header["comm_channels"], max_steps=header["max_steps"],
@@ -145,22 +160,45 @@ def replay(path: str | Path, on_step: Any = None) -> Replay:
     if on_step is not None:
         on_step(env)
     ended = False
-    for line in lines[1:]:
-        if line["type"] == "end":
+    for number, line in enumerate(lines[1:], start=2):
+        kind = line.get("type")
+        if kind == "end":
             ended = True
-            if line["digest"] != digest:
+            if _fields(path, number, line, ("digest",))["digest"] != digest:
                 raise ReplayMismatchError(f"{path}: the final state differs from the record")
             continue
-        if len(line["actions"]) != episode.players:
-            raise ValueError(
-                f"{path}: step {line['t']} lists {len(line['actions'])} actions for a team of "
-                f"{episode.players}"
-            )
-        episode.step(dict(enumerate(line["actions"])))
-        digest = _check(env, line["digest"], line["t"])
+        if kind != "step" or ended:
+            what = f"a line of type {kind!r}" if kind != "step" else "a step after the end"
+            raise RecordError(f"{path}:{number}: {what} (a record holds steps, then one end)")
+        step = _fields(path, number, line, ("t", "actions", "digest"))
+        _step(path, number, episode, step["actions"])
+        digest = _check(env, step["digest"], step["t"])
         if on_step is not None:
             on_step(env)
     return Replay(episode.steps, digest, env.episode_score(), ended)
+
+
+HEADER_FIELDS = ("seed", "players", "difficulty", "comm_channels", "max_steps", "static", "digest")
+
+
+def _fields(path: Any, number: int, line: dict, names: tuple[str, ...]) -> dict:
+    missing = [name for name in names if name not in line]
+    if missing:
+        raise RecordError(f"{path}:{number}: the {line.get('type')} line lacks {missing}")
+    return line
+
+
+def _step(path: Any, number: int, episode: Any, actions: Any) -> None:
+    """One recorded step; a RecordError names the line for actions the env refuses."""
+    if not isinstance(actions, list) or len(actions) != episode.players:
+        raise RecordError(
+            f"{path}:{number}: actions must list one id per seat of {episode.players}, "
+            f"got {actions!r}"
+        )
+    try:
+        episode.step(dict(enumerate(actions)))
+    except (ValueError, RuntimeError) as error:
+        raise RecordError(f"{path}:{number}: {error}") from None
 
 
 def _check(env: Any, recorded: str, t: int) -> str:
@@ -173,6 +211,7 @@ def _check(env: Any, recorded: str, t: int) -> str:
 
 
 __all__ = [
+    "RecordError",
     "RecordWriter",
     "Replay",
     "ReplayMismatchError",

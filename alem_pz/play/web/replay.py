@@ -6,7 +6,9 @@
 
 A record holds the seed, the params and every seat's actions (``alem_pz.play.web.record``); the
 world is a pure function of them, so the replay must reach the recorded state digest at every step.
-It exits with status 1, naming the step, where it does not. The score printed is the episode score
+It exits with status 1, naming the step, where it does not, and with status 2, naming the file
+and line, for a record it cannot replay (cut off, an unknown line type, a missing field, an
+action the env refuses). The score printed is the episode score
 ``env.episode_score()`` reports (docs/rules/score.md), the one the evaluation protocol averages.
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from alem_pz.play.web.record import ReplayMismatchError, replay
+from alem_pz.play.web.record import RecordError, ReplayMismatchError, replay
 
 HEADLINE = ("Team/achievement_pct", "Team/coordination_achievement_pct", "Team/total_achievements")
 """The team's score keys printed (``Team/achievement_pct`` is the protocol's headline)."""
@@ -65,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ReplayMismatchError as error:
         print(f"MISMATCH: {error}", file=sys.stderr)
         raise SystemExit(1) from None
+    except (RecordError, OSError) as error:
+        print(f"cannot replay: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     ended = "the episode's end" if result.ended else "the last recorded step (unfinished game)"
     print(f"replayed {result.steps} steps bit for bit up to {ended}; state {result.digest[:16]}")
     team = next(iter(result.score.values()), {})  # Team/ keys are the same in every row

@@ -22,6 +22,7 @@ harness (``alem_pz.play.web.llm``); people's chat lines reach them as team messa
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -208,7 +209,8 @@ class Room:
         self.chosen[i] = action
         now = time.monotonic()
         self.reaction_ms[i] = round(1000 * (now - self.shown_at), 1)
-        if isinstance(client_ms, (int, float)) and not isinstance(client_ms, bool):
+        finite = isinstance(client_ms, (int, float)) and not isinstance(client_ms, bool)
+        if finite and math.isfinite(client_ms):  # NaN or Infinity would not be JSON
             self.client_ms[i] = round(float(client_ms), 1)
         return self._step_if_ready() if self.config.tick_ms is None else False
 
@@ -218,7 +220,12 @@ class Room:
         i = self.seat_of(token)
         if not isinstance(text, str) or not text.strip():
             raise RoomError(f"seat {i}: a chat message must be non-empty text, got {text!r}")
-        message = {"seat": i, "step": self.steps, "text": text.strip()[:MAX_CHAT_CHARS]}
+        if len(text.strip()) > MAX_CHAT_CHARS:
+            raise RoomError(
+                f"seat {i}: a chat message holds at most {MAX_CHAT_CHARS} characters, "
+                f"got {len(text.strip())}"
+            )
+        message = {"seat": i, "step": self.steps, "text": text.strip()}
         self._say(message)
         if self.llm is not None:
             self.llm.hear(i, message["text"])

@@ -73,3 +73,56 @@ def test_the_page_gets_every_binding_of_alem_plays_key_table() -> None:
     assert len({(k["code"], tuple(k["mods"])) for k in keys}) == len(keys)
     assert {"code": "KeyW", "mods": [], "label": "w", "action": 3, "name": "UP"} in keys
     assert any(k["code"] == "Digit1" and k["mods"] == ["alt", "shift"] for k in keys)
+
+
+def _broken_records(lines: list[str]) -> dict[str, tuple[list[str], str]]:
+    """Each way a record can be broken, with the line and words alem-replay must name."""
+    step = json.loads(lines[1])
+
+    def with_step(**change) -> str:
+        return json.dumps({k: v for k, v in (step | change).items() if v is not None})
+
+    return {
+        "cut mid-line": ([lines[0], lines[1][: len(lines[1]) // 2]], ":2: not a JSON line"),
+        "empty": ([], ":1: a record starts with its header line"),
+        "action out of range": ([lines[0], with_step(actions=[0, 999, 0])], ":2: action for"),
+        "short action list": ([lines[0], with_step(actions=[0])], ":2: actions must list one"),
+        "no digest": ([lines[0], with_step(digest=None)], ":2: the step line lacks ['digest']"),
+        "changed type": ([lines[0], with_step(type="stop")], ":2: a line of type 'stop'"),
+    }
+
+
+def test_a_broken_record_is_named_by_line_not_replayed(make_room, tmp_path, capsys) -> None:
+    """alem-replay on a record cut mid-line, with a bad action, a short action list, a missing
+    digest, no lines or a changed line type: exit status 2 and the file and line, not a
+    traceback, and never a clean replay."""
+    room = make_room(humans=())
+    room.tick()
+    room.close()
+    lines = room.record_paths[0].read_text().splitlines()
+    for name, (broken, message) in _broken_records(lines).items():
+        path = tmp_path / f"{name.replace(' ', '_')}.jsonl"
+        path.write_text("".join(line + "\n" for line in broken))
+        with pytest.raises(SystemExit) as exit_:
+            replay_main([str(path)])
+        assert exit_.value.code == 2, name
+        assert message in capsys.readouterr().err, name
+
+
+def test_chat_over_the_limit_is_refused_and_client_times_stay_json(make_room) -> None:
+    """Chat was cut to 300 characters without a word, and a client time of NaN or Infinity
+    went into the record as bare NaN, which is not JSON."""
+    from alem_pz.play.web.room import MAX_CHAT_CHARS
+
+    room = make_room(humans=(0,))
+    token = room.take(0)
+    with pytest.raises(RoomError, match=f"at most {MAX_CHAT_CHARS} characters, got 301"):
+        room.chat(token, "x" * 301)
+    room.chat(token, "y" * MAX_CHAT_CHARS)
+    room.choose(token, 1, client_ms=float("nan"))
+    room.close()
+    step = next(x for x in read_record(room.record_paths[0]) if x["type"] == "step")
+    assert step["client_ms"][0] is None
+    assert step["messages"][0]["text"] == "y" * MAX_CHAT_CHARS
+    text = room.record_paths[0].read_text()
+    assert "NaN" not in text and "Infinity" not in text
