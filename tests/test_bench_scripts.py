@@ -92,7 +92,7 @@ def test_stage_costs_parts_trace_and_the_compile_table_counts_kernels():
     import alem_core
     from bench import stage_costs
 
-    static = alem_core.StaticParams(**training_regime.SMALL)
+    static = alem_core.StaticParams(**common.SMALL)
     params = alem_core.make_params("medium").as_arrays()
     states, actions = stage_costs.world_shapes(params, static)
     table, whole = stage_costs.parts(params, static)
