@@ -27,22 +27,26 @@ import base64
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from alem_core.constants import GIVE_BASE, comm_base, num_give_slots
+from alem_pz.play.web.guard import LOOPBACK, MessageError, OriginGuard, Rates, parse_message
+from alem_pz.play.web.outbox import Outbox
 from alem_pz.play.web.room import Room, RoomError
 from alem_pz.play.web.views import browser_keys
 
 STATIC = Path(__file__).resolve().parent / "static"
+UNSUPPORTED_DATA = 1003
 
 
 class Hub:
@@ -52,7 +56,7 @@ class Hub:
         self.room, self.name = room, name
         self.lock = asyncio.Lock()
         self.gif_lock = asyncio.Lock()
-        self.sockets: dict[WebSocket, str | None] = {}  # socket -> the seat token it holds
+        self.pages: dict[WebSocket, Page] = {}
         self._urls: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -99,29 +103,42 @@ class Hub:
         await self.broadcast(await self.call(self.frame if kind == "frame" else self.status))
 
     async def broadcast(self, message: dict[str, Any]) -> None:
-        """Send ``message`` to every open page (a page that fails is dropped)."""
+        """Hand ``message`` to every open page's outbox (``alem_pz.play.web.outbox``): the room
+        never waits on a page's socket."""
         text = json.dumps(message)
-        for socket in list(self.sockets):
-            try:
-                await socket.send_text(text)
-            except Exception:  # a closed page: its own handler cleans up
-                self.sockets.pop(socket, None)
+        for page in list(self.pages.values()):
+            page.outbox.put(text, frame=message["type"] == "frame")
+
+    def held_elsewhere(self, token: str, page: Page) -> bool:
+        """Another open page holds ``token`` too (the person rejoined from a second tab)."""
+        return any(token in other.tokens for other in self.pages.values() if other is not page)
 
 
-async def handle(hub: Hub, socket: WebSocket, message: Any) -> None:
+class Page:
+    """One open page: its outbox, the seat tokens it holds, its message rates."""
+
+    def __init__(self, socket: WebSocket) -> None:
+        self.outbox, self.tokens, self.rates = Outbox(socket), set[str](), Rates()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.outbox.put(json.dumps(message), frame=message["type"] == "frame")
+
+
+async def handle(hub: Hub, page: Page, message: Any) -> None:
     """One client message (module docstring); RoomError and bad shapes become ``error``."""
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise RoomError(f"a message must be a JSON object with a 'type', got {message!r:.80}")
     kind, room = message["type"], hub.room
+    page.rates.check(kind)
     if kind == "take":
         token = await hub.call(room.take, message.get("seat"))
-        hub.sockets[socket] = token
-        await socket.send_json({"type": "joined", "seat": message["seat"], "token": token})
+        page.tokens.add(token)  # before the reply: a page that closes now still frees it
+        page.send({"type": "joined", "seat": message["seat"], "token": token})
         await hub.publish("status")
     elif kind == "rejoin":
         seat = await hub.call(room.rejoin, message.get("token"))
-        hub.sockets[socket] = message["token"]
-        await socket.send_json({"type": "joined", "seat": seat, "token": message["token"]})
+        page.tokens.add(message["token"])
+        page.send({"type": "joined", "seat": seat, "token": message["token"]})
         await hub.publish("status")
     elif kind == "act":
         args = (message.get("token"), message.get("action"), message.get("client_ms"))
@@ -131,6 +148,8 @@ async def handle(hub: Hub, socket: WebSocket, message: Any) -> None:
         chat = await hub.call(room.chat, message.get("token"), message.get("text"))
         await hub.broadcast({"type": "chat", "message": chat})
     elif kind == "next":
+        if not page.tokens:
+            raise RoomError("take a seat to start the next episode")
         await hub.call(room.next_episode)
         await hub.publish("frame")
     else:
@@ -138,25 +157,44 @@ async def handle(hub: Hub, socket: WebSocket, message: Any) -> None:
 
 
 async def session(hub: Hub, socket: WebSocket) -> None:
-    """One page's connection: welcome, then messages until it closes (its seat waits)."""
+    """One page's connection: welcome, then messages until it closes or stops reading; then
+    every seat it held waits for its person (``Room.leave``)."""
     await socket.accept()
-    hub.sockets[socket] = None
-    await socket.send_json(hub.welcome())
-    await socket.send_json(await hub.call(hub.frame))
+    page = Page(socket)
+    hub.pages[socket] = page
+    page.send(hub.welcome())
+    page.send(await hub.call(hub.frame))
+    sender = asyncio.create_task(page.outbox.run())
+    receiver = asyncio.create_task(receive(hub, page, socket))
     try:
-        while True:
-            text = await socket.receive_text()
-            try:
-                await handle(hub, socket, json.loads(text))
-            except (RoomError, json.JSONDecodeError) as error:
-                await socket.send_json({"type": "error", "message": str(error)})
-    except WebSocketDisconnect:
-        pass
+        await asyncio.wait((sender, receiver), return_when=asyncio.FIRST_COMPLETED)
     finally:
-        token = hub.sockets.pop(socket, None)
-        if token is not None and token not in hub.sockets.values():
-            await hub.call(hub.room.leave, token)
+        for task in (sender, receiver):
+            task.cancel()
+        if sender.done() and not sender.cancelled():  # given up: a page that does not read
+            await page.outbox.close()
+        del hub.pages[socket]
+        left = [t for t in page.tokens if not hub.held_elsewhere(t, page)]
+        for token in left:
+            with contextlib.suppress(RoomError):
+                await hub.call(hub.room.leave, token)
+        if left:
             await hub.publish("status")
+
+
+async def receive(hub: Hub, page: Page, socket: WebSocket) -> None:
+    """A page's messages until it closes: text frames only (a binary frame closes it)."""
+    while True:
+        message = await socket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if message.get("text") is None:
+            await socket.close(code=UNSUPPORTED_DATA, reason="text frames only")
+            return
+        try:
+            await handle(hub, page, parse_message(message["text"]))
+        except (RoomError, MessageError) as error:
+            page.send({"type": "error", "message": str(error)})
 
 
 async def clock(hub: Hub) -> None:
@@ -228,8 +266,14 @@ class Site:
         await session(self.hubs[name], socket)
 
 
-def make_app(rooms: Room | Mapping[str, Room]) -> Starlette:
-    """The ASGI app serving ``rooms`` ({name: room}; a lone ``Room`` is named "1").
+def make_app(
+    rooms: Room | Mapping[str, Room],
+    hosts: Iterable[str] = LOOPBACK,
+    origins: Iterable[str] = (),
+) -> Starlette:
+    """The ASGI app serving ``rooms`` ({name: room}; a lone ``Room`` is named "1") to requests
+    whose ``Host`` names one of ``hosts`` and to WebSockets from its own pages or ``origins``
+    (``alem_pz.play.web.guard``).
 
     ``/`` is the lobby (the room's page itself when there is one room), ``/room/NAME`` a room's
     page, ``/room/NAME/ws`` its WebSocket, ``/api/rooms`` the lobby's list and
@@ -251,6 +295,7 @@ def make_app(rooms: Room | Mapping[str, Room]) -> Starlette:
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         lifespan=site.lifespan,
+        middleware=[Middleware(OriginGuard, hosts=hosts, origins=origins)],
     )
     app.state.hubs = site.hubs
     app.state.hub = site.hubs[site.first]

@@ -11,7 +11,9 @@ Options mirror ``alem-play`` (``--players``, ``--humans``, ``--ai``, ``--difficu
 ``--comm-channels``, ``--max-steps``); ``--ai`` takes whatever ``alem-play`` takes
 (``alem_pz.evaluation.policies``). The server listens on loopback unless ``--host`` says otherwise:
 seat tokens keep people from acting for each other, but nothing authenticates who may take a free
-seat, so expose it only on a network you trust. Records go to ``--record-dir``.
+seat, so expose it only on a network you trust. Only the server's own pages may open a game socket
+(``--allow-origin`` adds a site) and only requests naming a served host are answered
+(``--allow-host`` adds a name): ``alem_pz.play.web.guard``. Records go to ``--record-dir``.
 
 ``--ai llm`` (every AI seat) or ``--llm-seats`` (some of them) seats a language model through
 the text harness: ``--llm-config`` is the harness JSON of ``alem-evaluate --policy llm`` and
@@ -33,6 +35,7 @@ from pathlib import Path
 
 from alem_pz.envs.kernels import compiled_core
 from alem_pz.play.seats import parse_humans
+from alem_pz.play.web.guard import LOOPBACK, MAX_MESSAGE_CHARS
 from alem_pz.play.web.room import Room, RoomConfig
 
 
@@ -67,7 +70,18 @@ def parser() -> argparse.ArgumentParser:
                    "record (a lobby at / lists them)")  # fmt: skip
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--allow-host", action="append", default=[], help="another name pages "
+                   "may use for this server (repeatable; loopback is always served)")  # fmt: skip
+    p.add_argument("--allow-origin", action="append", default=[], help="another site whose "
+                   "pages may open game sockets, as http://name:port (repeatable)")  # fmt: skip
     return p
+
+
+def served_hosts(args: argparse.Namespace) -> tuple[str, ...]:
+    """The names a request's ``Host`` may give: loopback, the address listened on (unless it is
+    every address) and ``--allow-host``."""
+    listened = () if args.host in ("0.0.0.0", "::") else (args.host,)
+    return (*LOOPBACK, *listened, *args.allow_host)
 
 
 def config_from(args: argparse.Namespace) -> RoomConfig:
@@ -131,10 +145,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     rooms = make_rooms(config_from(args), args.rooms)
     for room in rooms.values():  # one compile per shape: the others find it cached
         compiled_core(room.env.static).step.wait()  # the first key then steps at once
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: listening on {args.host}: anyone who reaches it can take a free seat")
+    hosts = served_hosts(args)
+    if args.host not in LOOPBACK:
+        print(
+            f"warning: listening on {args.host}: anyone on the network who reaches it can take a "
+            f"free seat; pages must address it as one of {', '.join(hosts)} (--allow-host)"
+        )
     print(f"open http://{args.host}:{args.port}/  (records in {args.record_dir}/)")
-    uvicorn.run(make_app(rooms), host=args.host, port=args.port, log_level="warning")
+    app = make_app(rooms, hosts=hosts, origins=args.allow_origin)
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning", ws_max_size=4 * MAX_MESSAGE_CHARS
+    )
 
 
 __all__ = ["config_from", "main", "make_rooms", "parser"]

@@ -3,6 +3,7 @@ here reuses the compiled step, reset and pixel function of that one shape."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -53,3 +54,34 @@ def join(socket, seat: int) -> str:
     joined = receive(socket, "joined")
     assert joined["seat"] == seat
     return joined["token"]
+
+
+def local_client(app: Any) -> Any:
+    """Starlette's test client speaking to ``app`` as a page on this machine would: the server
+    answers only to the hosts it serves (``Host: localhost``, not the client's "testserver")."""
+    from starlette.testclient import TestClient
+
+    class LocalClient(TestClient):
+        def websocket_connect(self, url: str, *args: Any, **kwargs: Any) -> Any:
+            return super().websocket_connect(f"ws://localhost{url}", *args, **kwargs)
+
+    return LocalClient(app, base_url="http://localhost")
+
+
+class Socket:
+    """A real WebSocket client (the ``websockets`` package of the web extra) with the test
+    client's ``send_json`` and ``receive_json``, so the protocol helpers drive it."""
+
+    def __init__(self, url: str) -> None:
+        from websockets.sync.client import connect
+
+        self.socket = connect(url, open_timeout=30).__enter__()  # closed by close()
+
+    def send_json(self, message: object) -> None:
+        self.socket.send(json.dumps(message))
+
+    def receive_json(self) -> dict:
+        return json.loads(self.socket.recv(timeout=30))
+
+    def close(self) -> None:
+        self.socket.close()

@@ -128,3 +128,38 @@ def test_the_lobby_lists_two_rooms_and_a_rooms_page_plays_its_own_game(
         keep(tmp_path / name)
     assert rooms["1"].steps == 0 and rooms["2"].steps == 1
     assert replay(rooms["2"].record_paths[0]).steps == 1
+
+
+OPEN_GAME_SOCKET = """
+window.result = "pending";
+const probe = new WebSocket("ws://127.0.0.1:PORT/ws");
+probe.onmessage = (e) => { window.result = "open: " + JSON.parse(e.data).type; probe.close(); };
+probe.onclose = (e) => { if (window.result === "pending") window.result = "closed " + e.code; };
+"""
+
+
+def test_a_page_from_another_origin_cannot_open_a_game_socket(browser, make_room):
+    """Cross-site WebSocket hijacking: a page served from another localhost port used to get
+    every seat's view and could take a seat. The same script on the game's own page opens."""
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    room = make_room()
+    with Server(make_app(room)) as game:
+        script = OPEN_GAME_SOCKET.replace("PORT", str(game.port))
+
+        async def other_site(request):
+            return HTMLResponse(f"<html><body><script>{script}</script></body></html>")
+
+        with Server(Starlette(routes=[Route("/", other_site)])) as other:
+            foreign = browser.page(f"http://127.0.0.1:{other.port}/")
+            assert foreign.wait("window.result !== 'pending' && window.result", 30) == (
+                "closed 1006"  # refused at the handshake: the page learns nothing more
+            )
+        own = browser.page(f"http://127.0.0.1:{game.port}/")
+        own.wait("document.body.dataset.step === '0'")
+        own.js(script)
+        assert own.wait("window.result !== 'pending' && window.result", 30) == "open: welcome"
+        for page in (foreign, own):
+            page.close()

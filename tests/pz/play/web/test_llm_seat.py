@@ -11,7 +11,6 @@ import pytest
 
 pytest.importorskip("openai")
 
-from starlette.testclient import TestClient
 
 from alem_core.constants import Action
 from alem_pz.play.web.app import make_app
@@ -22,7 +21,7 @@ from alem_pz.text.harness import HarnessConfig
 from alem_pz.text.history import COMM_HEADER
 from alem_pz.text.local_server import LocalServer
 
-from .conftest import join, receive
+from .conftest import join, local_client, receive
 
 
 def harness(server: LocalServer) -> HarnessConfig:
@@ -70,7 +69,7 @@ def test_malformed_replies_are_counted_noops_and_the_room_plays_on(make_room) ->
     with LocalServer(faults={"garble": 1.0}) as server:
         room = make_room(humans=(0, 1), ai="llm", llm=harness(server))
         with (
-            TestClient(make_app(room)) as client,
+            local_client(make_app(room)) as client,
             client.websocket_connect("/ws") as a,
             client.websocket_connect("/ws") as b,
         ):

@@ -6,19 +6,17 @@ from __future__ import annotations
 import json
 import time
 
-from starlette.testclient import TestClient
-
 from alem_core.constants import Action
 from alem_pz.play.web.app import make_app
 from alem_pz.play.web.record import read_record, replay
 
-from .conftest import join, receive
+from .conftest import join, local_client, receive
 
 
 def test_turn_mode_two_people_and_an_ai_seat(make_room) -> None:
     room = make_room()
     with (
-        TestClient(make_app(room)) as client,
+        local_client(make_app(room)) as client,
         client.websocket_connect("/ws") as a,
         client.websocket_connect("/ws") as b,
     ):
@@ -44,7 +42,7 @@ def test_turn_mode_two_people_and_an_ai_seat(make_room) -> None:
 def test_bad_messages_are_refused_and_change_nothing(make_room) -> None:
     room = make_room()
     with (
-        TestClient(make_app(room)) as client,
+        local_client(make_app(room)) as client,
         client.websocket_connect("/ws") as a,
         client.websocket_connect("/ws") as b,
     ):
@@ -79,7 +77,7 @@ def test_bad_messages_are_refused_and_change_nothing(make_room) -> None:
 def test_tick_mode_steps_with_noop_for_people_who_did_not_choose(make_room) -> None:
     room = make_room(tick_ms=40)
     with (
-        TestClient(make_app(room)) as client,
+        local_client(make_app(room)) as client,
         client.websocket_connect("/ws") as a,
         client.websocket_connect("/ws") as b,
     ):

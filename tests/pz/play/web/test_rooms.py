@@ -5,11 +5,9 @@ rejoin over a real WebSocket on a loopback port."""
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import replace
 
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from alem_core.constants import Action
@@ -22,7 +20,7 @@ from alem_pz.play.web.server import make_rooms
 from tests.pz.conftest import SMALL
 
 from .browser import Server
-from .conftest import join, receive
+from .conftest import Socket, join, local_client, receive
 
 
 def gif_frames(data: bytes) -> int:
@@ -39,7 +37,7 @@ def test_two_rooms_play_apart_and_the_lobby_lists_their_free_seats(make_room, tm
     second = make_room(record_dir=str(tmp_path / "room-b"), max_steps=2)
     assert compiled_core.cache_info().misses == compiles  # the second room compiled nothing
     with (
-        TestClient(make_app({"a": first, "b": second})) as client,
+        local_client(make_app({"a": first, "b": second})) as client,
         client.websocket_connect("/room/a/ws") as a0,
         client.websocket_connect("/room/b/ws") as b0,
         client.websocket_connect("/room/b/ws") as b1,
@@ -90,25 +88,6 @@ def test_alem_replay_gif_has_a_frame_per_state(make_room, tmp_path, capsys) -> N
     replay_main([str(room.record_paths[0]), "--gif", str(out), "--fps", "4"])
     assert "replayed 3 steps bit for bit" in capsys.readouterr().out
     assert gif_frames(out.read_bytes()) == 4  # after reset, then after each step
-
-
-class Socket:
-    """A real WebSocket client (the ``websockets`` package of the web extra) with the test
-    client's ``send_json`` and ``receive_json``, so the protocol helpers drive it."""
-
-    def __init__(self, url: str) -> None:
-        from websockets.sync.client import connect
-
-        self.socket = connect(url, open_timeout=30).__enter__()  # closed by close()
-
-    def send_json(self, message: object) -> None:
-        self.socket.send(json.dumps(message))
-
-    def receive_json(self) -> dict:
-        return json.loads(self.socket.recv(timeout=30))
-
-    def close(self) -> None:
-        self.socket.close()
 
 
 def test_disconnect_and_rejoin_over_a_real_websocket(make_room) -> None:
