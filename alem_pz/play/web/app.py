@@ -57,6 +57,8 @@ class Hub:
         self.lock = asyncio.Lock()
         self.gif_lock = asyncio.Lock()
         self.pages: dict[WebSocket, Page] = {}
+        self.pages_given_up = 0  # closed for not reading (``alem_pz.play.web.outbox``)
+        self.frames_dropped = 0  # views replaced before a slow page was sent them
         self._urls: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -172,7 +174,9 @@ async def session(hub: Hub, socket: WebSocket) -> None:
         for task in (sender, receiver):
             task.cancel()
         if sender.done() and not sender.cancelled():  # given up: a page that does not read
+            hub.pages_given_up += 1
             await page.outbox.close()
+        hub.frames_dropped += page.outbox.dropped_frames
         del hub.pages[socket]
         left = [t for t in page.tokens if not hub.held_elsewhere(t, page)]
         for token in left:
@@ -250,7 +254,9 @@ class Site:
     async def summary(self, request: Any) -> JSONResponse:
         hub = self.hub_of(request)
         records = [str(p) for p in hub.room.record_paths]
-        return JSONResponse({**(await hub.call(hub.status)), "records": records})
+        pages = {"pages": len(hub.pages), "pages_given_up": hub.pages_given_up,
+                 "frames_dropped": hub.frames_dropped}  # fmt: skip
+        return JSONResponse({**(await hub.call(hub.status)), **pages, "records": records})
 
     async def lobby(self, request: Any) -> JSONResponse:
         return JSONResponse([await lobby_entry(name, hub) for name, hub in self.hubs.items()])

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import alem_core
 from alem_pz.envs.kernels import compiled_core
 from alem_pz.play.seats import parse_humans
 from alem_pz.play.web.guard import LOOPBACK, MAX_MESSAGE_CHARS
@@ -65,6 +66,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--takeover-s", type=float, default=60.0, help="AI plays a seat whose "
                    "person has been away this long (until they rejoin)")  # fmt: skip
     p.add_argument("--tile", type=int, default=24, help="pixels per tile of the views")
+    p.add_argument("--small", action="store_true", help="a 16 x 16 world of one floor "
+                   "(compiles in seconds: for trying things out and load tests)")  # fmt: skip
     p.add_argument("--record-dir", default="games", help="where game records are written")
     p.add_argument("--rooms", type=int, default=1, help="K rooms, each its own game and "
                    "record (a lobby at / lists them)")  # fmt: skip
@@ -96,6 +99,10 @@ def config_from(args: argparse.Namespace) -> RoomConfig:
         difficulty=difficulty, seed=args.seed, comm_channels=args.comm_channels,
         max_steps=args.max_steps, tick_ms=args.tick_ms, tile_px=args.tile,
         record_dir=args.record_dir, takeover_s=args.takeover_s, **_llm_options(args),
+        static=alem_core.StaticParams(
+            map_size=(16, 16), num_levels=1, player_count=args.players,
+            num_comm_channels=args.comm_channels,
+        ) if args.small else None,
     )  # fmt: skip
 
 
