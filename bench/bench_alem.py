@@ -12,7 +12,7 @@ Measured (3 agents, "medium", 48 x 48 map, 9-floor state, random masked actions)
   * mean latency of ``AlemParallelEnv.step`` from Python (ms),
   * env-steps/s of one world stepped inside a jitted ``lax.scan``,
   * env-steps/s of N worlds vmapped inside a jitted ``lax.scan`` (no auto-reset).
-With ``--peer`` (the JSON written by ``bench/peer_alem_env.py`` for the published package) it
+With ``--peer`` (the JSON written by ``python -m bench.parity speed`` for the published package) it
 prints the ratios ours / peer for the like-with-like rows.
 """
 
@@ -177,7 +177,9 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, nargs="+", default=[64])
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--json", default=None, help="write the figures here")
-    parser.add_argument("--peer", default=None, help="peer figures from bench/peer_alem_env.py")
+    parser.add_argument(
+        "--peer", default=None, help="peer figures from python -m bench.parity speed --json"
+    )
     parser.add_argument(
         "--no-pettingzoo",
         action="store_true",

@@ -23,7 +23,7 @@ of them alike:
   any consumer of it needs and as the other paths do.
 * ``bare_summed``: the same with each step's observation only summed, which lets XLA fuse the
   observation into the sum and never write it out: a floor no consumer of the observation can
-  reach, and the form in which ``bench/peer_alem_env.py`` times the published package (it
+  reach, and the form in which ``python -m bench.parity speed`` times the published package (it
   folds observations into a checksum), so the two compare (not in the default ``--paths``).
 Compilation happens before each timed window and is reported apart. Env-steps/s counts
 world-steps: N x steps / seconds. The load average is printed beside the figures: on a shared

@@ -2,7 +2,7 @@
 
 Every interval, IQM and comparison in alem comes from here: the evaluation protocol
 (``alem_pz.evaluation.protocol``), ``alem-evaluate --compare`` / ``--plot``, the coordination-gap
-experiment (``alem_train.experiment.stats``) and the parity scripts (``bench/parity_tables.py``). It
+experiment (``alem_train.experiment.stats``) and the parity tools (``bench/parity/``). It
 is a thin layer over rliable (Agarwal et al. 2021, "Deep RL at the Edge of the Statistical
 Precipice"), so the numbers are the ones a reader computes with the field's own tool rather than a
 local re-implementation; scipy fills the one gap (the Mann-Whitney statistic is what rliable's

@@ -1,9 +1,12 @@
-"""The comparison table of ``parity_compare.py``: per-world quantities, bootstrap errors, flags.
+"""The episode comparison's table: per-world quantities of whole episodes, peer vs ours.
 
-Runs in alem's interpreter (the ``--compare`` step reads the two sides' ``.npz`` files). Every
-quantity is one number per world; the difference of the two sides' means gets a standard error from
-a bootstrap over worlds (each side resampled independently: ``alem_pz.evaluation.stats``, rliable's
-bootstrap, the one every alem report uses) and is flagged beyond ``FLAG_SE`` standard errors.
+Runs in alem's interpreter (``python -m bench.parity compare --compare PEER.npz OURS.npz`` reads
+the two sides' files written by ``episodes.py``). Every quantity is one number per world:
+survival and the vitals of the living at checkpoints, when needs first reach 0 and when agents
+die per cause, damage by source (``tables.step_events``), friendly-fire chances, live mobs,
+deaths by cause and the terminal score keys; ``tables.print_table`` gives each difference its
+bootstrap standard error and flag. A death-attribution cross-table checks each side's filed
+causes against what happened to health on the last step.
 """
 
 from __future__ import annotations
@@ -13,23 +16,17 @@ import warnings
 
 import numpy as np
 
-FLAG_SE = 4.0
-MIN_WORLDS = 10
-"""A quantity most worlds lack (a rare death cause's time) is flagged only when at least this
-many worlds on each side have a value; below it the bootstrap's SE means little."""
+from bench.parity.protocol import DIRECTIONS
+from bench.parity.tables import print_table, step_events
+
 CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 500)
 CAUSE_ALIASES = {"combat": "mob_combat"}
 """Our cause names -> the published names, where they differ only in wording."""
-NEED_TICK_BELOW = -14.0
-"""Recovery counter before a need tick: it fires below -15 after a step of -1 or -0.5."""
-REGEN_TICK_ABOVE = 23.0
-"""Recovery counter before a regeneration tick: it fires above 25 after a step of +2 or +3."""
 VITALS_UNTIL = 350
 """Vitals of the living are reported up to here; past it too few agents live to compare."""
 NEEDS = ("food", "drink", "energy")
-MAX_HEALTH = 9.0
-DIRECTIONS = np.array([[0, 0], [0, -1], [0, 1], [-1, 0], [1, 0]])
-"""Step per facing code (1 left, 2 right, 3 up, 4 down), docs/rules/entities.md#actions."""
+STEPS = np.array(DIRECTIONS)
+"""(5, 2) step per facing code."""
 
 
 def load(path: str) -> dict:
@@ -61,21 +58,6 @@ def _pool(runs: list[dict]) -> dict:
         "done": np.concatenate([r["done"] for r in runs]),
         "causes": names,
     }
-
-
-def step_events(tr: dict) -> dict:
-    """Per step (T, N, P) health events inferred from the traces, the same on both sides."""
-    alive_b = tr["alive"][:-1].astype(bool)
-    rec_b, rec_a = tr["recover"][:-1], tr["recover"][1:]
-    h_b, h_a = tr["health"][:-1], tr["health"][1:]
-    need = alive_b & (rec_b < NEED_TICK_BELOW) & (rec_a == 0)
-    regen = alive_b & (rec_b > REGEN_TICK_ABOVE) & (rec_a == 0)
-    gain = np.where(regen, np.minimum(2.0, MAX_HEALTH - h_b), 0.0)
-    ff = np.diff(tr["ff_dealt"], axis=0).sum(-1)  # (T, N) dealt by the world's agents
-    lost = np.where(alive_b, h_b - h_a, 0.0)
-    mob = np.maximum(0.0, (lost + gain - need).sum(-1) - ff)  # (T, N)
-    died = alive_b & ~tr["alive"][1:].astype(bool)
-    return {"need": need, "regen": regen, "ff": ff, "mob": mob, "died": died, "h_b": h_b}
 
 
 def _at(tr: dict, t: int) -> int:
@@ -122,7 +104,7 @@ def friendly_fire_chances(tr: dict) -> dict[str, np.ndarray]:
         return {}
     pos, alive = tr["pos"][:-1], tr["alive"][:-1].astype(bool)
     able = alive & ~tr["sleeping"][:-1].astype(bool) & ~tr["resting"][:-1].astype(bool)
-    target = pos + DIRECTIONS[tr["facing"][:-1]]
+    target = pos + STEPS[tr["facing"][:-1]]
     on = (target[:, :, :, None, :] == pos[:, :, None, :, :]).all(-1) & alive[:, :, None, :]
     on &= ~np.eye(pos.shape[2], dtype=bool)
     gap = np.abs(pos[:, :, :, None, :] - pos[:, :, None, :, :]).sum(-1)
@@ -275,33 +257,6 @@ def death_attribution(side: dict) -> list[str]:
         f"(health before it: mean {h_b[need_deaths].mean() if need_deaths.any() else 0:.2f})"
     )
     return lines
-
-
-def print_table(qa: dict, qb: dict, boot: int, seed: int = 0) -> list[str]:
-    """Print each quantity both sides have (peer, ours, diff, SE, z, flag); return the flagged."""
-    # Imported here: the peer's interpreter loads this module (through parity_floors) without
-    # alem_pz's dependencies.
-    from alem_pz.evaluation.stats import difference_of_means
-
-    print(f"diff = ours - peer; SE by bootstrap over worlds ({boot}); ** = |diff| > {FLAG_SE} SE")
-    print(f"{'quantity':<58}{'peer':>10}{'ours':>10}{'diff':>10}{'SE':>9}{'z':>7}")
-    section, flagged = None, []
-    for name in [k for k in qa if k in qb]:
-        ma, mb, se = difference_of_means(qa[name], qb[name], boot, seed)
-        if (ma == 0 and mb == 0) or np.isnan(ma) or np.isnan(mb):
-            continue
-        head = name.split("/")[0]
-        if head != section:
-            print(f"[{head}]")
-            section = head
-        d = mb - ma
-        z = d / se if se > 0 else (0.0 if d == 0 else np.inf)
-        few = min(np.isfinite(qa[name]).sum(), np.isfinite(qb[name]).sum())
-        flag = "**" if abs(z) > FLAG_SE and few >= MIN_WORLDS else ""
-        flagged += [name] if flag else []
-        note = f" (worlds with a value: {few})" if few < MIN_WORLDS else ""
-        print(f"{name:<58}{ma:>10.3f}{mb:>10.3f}{d:>+10.3f}{se:>9.3f}{z:>+7.1f} {flag}{note}")
-    return flagged
 
 
 def compare(path_peer: str, path_ours: str, boot: int = 1000, seed: int = 0) -> None:

@@ -4,25 +4,23 @@ Counts every block id, item id and coordination-map cell on each of the nine flo
 reset worlds (3 players, "medium" difficulty, 48 x 48), one count per seed and floor, and compares
 the two generators floor by floor.
 
-Three modes, each run with its own interpreter::
+Three modes; ``--peer`` runs in the published package's venv (``peer.py`` starts it)::
 
-    # peer side: alem-env==0.2.1 in a separate venv, public API only
-    /work/peer_venv/bin/python -m bench.census_compare --peer --json peer.json
-    # our side
-    /work/venv/bin/python -m bench.census_compare --ours --json ours.json
+    python -m bench.parity census --peer --json peer.json
+    python -m bench.parity census --ours --json ours.json
     # table: block, peer mean ± sd, ours mean ± sd, (ours - peer) / peer sd
-    python -m bench.census_compare --compare peer.json ours.json
+    python -m bench.parity census --compare peer.json ours.json
 
 Seeds: the peer resets with ``jax.random.PRNGKey(s)`` for s = 0..N-1 on
 "Alem-Coop-Symbolic" (the full 9-floor env); ours generates from
 ``jax.random.split(jax.random.key(0), N)``. The two key streams are unrelated, so only the
 distributions are comparable, not individual worlds. Both sides are jitted and vmapped.
 
-The peer side uses only ``make_alem_env_from_name``, ``EnvParams``/``get_coordination_params``
-and ``env.reset``; it reads the returned state's fields ``map``, ``item_map``,
-``coordination_map``, ``soft_coordination_mask`` and ``sampled_alpha`` (when present).
-Block and item ids follow the published table, which ``--ours`` checks against
-``alem_core.constants``.
+The peer side (``peer.census_maps``) uses only ``make_alem_env_from_name``,
+``EnvParams``/``get_coordination_params`` and ``env.reset``; it reads the returned state's
+fields ``map``, ``item_map``, ``coordination_map``, ``soft_coordination_mask`` and
+``sampled_alpha`` (when present). Block and item ids follow the published table, which
+``--ours`` checks against ``alem_core.constants``.
 
 JSON layout: ``{"side", "n_seeds", "map_size", "floors": {"0": {"blocks": {name: [count per
 seed]}, "items": {...}, "coord": {"sync": [...], "handover": [...], "soft": [...]}}, "1": ...},
@@ -36,7 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
+
+from bench.parity.protocol import adapter
 
 BLOCK_NAMES = (
     "INVALID", "OUT_OF_BOUNDS", "GRASS", "WATER", "STONE", "TREE", "WOOD", "PATH", "COAL",
@@ -52,9 +51,6 @@ BLOCK_NAMES = (
 ITEM_NAMES = ("NONE", "TORCH", "LADDER_DOWN", "LADDER_UP", "LADDER_DOWN_BLOCKED")
 """Published item table, id = index."""
 
-PLAYERS = 3
-DIFFICULTY = "medium"
-PEER_ENV = "Alem-Coop-Symbolic"
 FLOORS = 9
 
 
@@ -103,55 +99,21 @@ def _census_floors(block, item, coord, soft) -> dict:
     }
 
 
-def run_peer(n_seeds: int) -> dict:
-    """Reset the published env for seeds 0..n-1 and count every floor of the returned state."""
-    import jax
+def run(name: str, n_seeds: int) -> dict:
+    """Census of every floor of n worlds of side ``name``."""
     import numpy as np
-    from alem.alem_coop.alem_state import EnvParams, get_coordination_params
-    from alem.alem_env import make_alem_env_from_name
 
-    params = EnvParams().replace(**get_coordination_params(DIFFICULTY))
-    env = make_alem_env_from_name(PEER_ENV, env_params=params)
-    if len(env.agents) != PLAYERS:
-        raise RuntimeError(f"peer env has {len(env.agents)} agents, expected {PLAYERS}")
-    keys = jax.vmap(jax.random.PRNGKey)(jax.numpy.arange(n_seeds))
-    _, state = jax.jit(jax.vmap(env.reset))(keys)
-
-    def field(name):
-        value = getattr(state, name, None)
-        return None if value is None else np.asarray(value)
-
-    out = _census_floors(
-        field("map"), field("item_map"), field("coordination_map"),
-        field("soft_coordination_mask"),
-    )  # fmt: skip
-    extra = {"env": PEER_ENV}
-    alpha = getattr(state, "sampled_alpha", None)
-    if alpha is not None:
-        extra["sampled_alpha"] = np.asarray(alpha).tolist()
-    out["extra"] = extra
-    return {"side": "peer", **out}
-
-
-def run_ours(n_seeds: int) -> dict:
-    """Generate n full worlds with our generator and count every floor."""
-    import jax
-
-    import alem_core
-    from alem_core.constants import Block, Item
-    from alem_core.worldgen import generate_world
-
-    for names, enum in ((BLOCK_NAMES, Block), (ITEM_NAMES, Item)):
-        ours = tuple(m.name for m in sorted(enum, key=int))
-        if ours[: len(names)] != names:
-            raise RuntimeError(f"{enum.__name__} ids differ from the published table")
-    static = alem_core.StaticParams(player_count=PLAYERS)
-    params = alem_core.make_params(DIFFICULTY)
-    keys = jax.random.split(jax.random.key(0), n_seeds)
-    world = jax.jit(jax.vmap(lambda k: generate_world(k, params, static)))(keys)
-    out = _census_floors(world.block, world.item, world.coord, world.soft)
+    if name == "peer":
+        maps = adapter("peer").census_maps(n_seeds)
+    else:
+        maps = adapter("ours").census_maps(n_seeds, BLOCK_NAMES, ITEM_NAMES)
+    out = _census_floors(maps["block"], maps["item"], maps["coord"], maps["soft"])
     out["extra"] = {}
-    return {"side": "ours", **out}
+    if name == "peer":
+        out["extra"] = {"env": maps["env"]}
+        if maps["alpha"] is not None:
+            out["extra"]["sampled_alpha"] = np.asarray(maps["alpha"]).tolist()
+    return {"side": name, **out}
 
 
 def _stats(xs: list[float]) -> tuple[float, float]:
@@ -214,22 +176,12 @@ def compare(path_a: str, path_b: str, flag: float) -> None:
                   f"(min {min(alpha):.3f}, max {max(alpha):.3f})")  # fmt: skip
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--peer", action="store_true", help="census of the published alem-env")
-    mode.add_argument("--ours", action="store_true", help="census of alem_core.worldgen")
-    mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"), help="print table")
-    parser.add_argument("--json", help="output path for --peer / --ours")
-    parser.add_argument("--seeds", type=int, default=50, help="number of worlds (default 50)")
-    parser.add_argument(
-        "--flag", type=float, default=1.0, help="list differences beyond this many peer sd"
-    )
-    args = parser.parse_args()
+def main(args: argparse.Namespace) -> int:
+    """``census``: count one side's worlds into ``--json`` (or stdout), or print the table."""
     if args.compare:
         compare(*args.compare, args.flag)
         return 0
-    result = run_peer(args.seeds) if args.peer else run_ours(args.seeds)
+    result = run("peer" if args.peer else "ours", args.seeds)
     text = json.dumps(result)
     if args.json:
         with open(args.json, "w") as f:
@@ -238,7 +190,3 @@ def main() -> int:
     else:
         print(text)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
