@@ -119,3 +119,18 @@ def test_xla_kernel_cost_counts_the_kernels_of_its_chain():
     assert short["compile_s"] > 0 and short["call_us"] > 0
     layered = xla_kernel_cost.measure(2, length=3, options={"xla_backend_optimization_level": 1})
     assert layered["kernels"] == short["kernels"] and layered["ops"] > short["ops"]
+
+
+def test_every_record_is_indexed_by_the_tool_that_wrote_it():
+    """bench/records/README.md's index has a row whose pattern matches every record file."""
+    import fnmatch
+    import re
+
+    readme = (ROOT / "bench" / "records" / "README.md").read_text()
+    index = readme.split("| records |", 1)[1].split("\n\n", 1)[0]
+    patterns = [
+        p for row in index.splitlines()[2:] for p in re.findall(r"`([^`]+)`", row.split("|")[1])
+    ]
+    records = [p.name for p in (ROOT / "bench" / "records").iterdir() if p.suffix != ".md"]
+    unindexed = [r for r in records if not any(fnmatch.fnmatch(r, p) for p in patterns)]
+    assert unindexed == []
