@@ -80,6 +80,7 @@ class RoomStats:
         self.steps = 0
         self.last_step_at = time.monotonic()
         self.longest_gap = 0.0
+        self.stalls = 0
 
 
 async def person(url: str, seat: int, stats: RoomStats, until: float) -> None:
@@ -87,9 +88,20 @@ async def person(url: str, seat: int, stats: RoomStats, until: float) -> None:
 
     async with connect(url, max_size=None, open_timeout=60) as ws:
         await ws.send(json.dumps({"type": "take", "seat": seat}))
-        token, seen, acted = None, 0, -1
+        token, seen, acted, last = None, 0, -1, {}
         while time.monotonic() < until:
-            message = json.loads(await asyncio.wait_for(ws.recv(), STALL_S))
+            try:  # the run's end is no stall: wait at most until then
+                text = await asyncio.wait_for(ws.recv(), min(STALL_S, until - time.monotonic()))
+            except TimeoutError:
+                if time.monotonic() < until:
+                    stats.stalls += 1
+                    if os.environ.get("WEB_LOAD_DEBUG"):
+                        print(f"stall seat {seat} seen {seen} acted {acted} last {last}",
+                              file=sys.stderr)  # fmt: skip
+                    raise
+                return
+            message = json.loads(text)
+            last = {k: message.get(k) for k in ("type", "step", "waiting", "over", "message")}
             if message["type"] == "joined":
                 token = message["token"]
             if message["type"] not in ("frame", "status") or token is None:
@@ -153,7 +165,7 @@ async def _drain(ws) -> None:
 async def drive(args: argparse.Namespace, port: int, server_pid: int) -> dict:
     until = time.monotonic() + 60 * args.minutes
     rooms = {str(n): RoomStats() for n in range(1, args.rooms + 1)}
-    frozen = [frozen_page(port, f"/room/{name}/ws") for name in rooms]
+    frozen = [frozen_page(port, f"/room/{name}/ws") for name in rooms if args.frozen]
     tasks = [
         asyncio.create_task(person(f"ws://127.0.0.1:{port}/room/{name}/ws", seat, stats, until))
         for name, stats in rooms.items()
@@ -167,6 +179,11 @@ async def drive(args: argparse.Namespace, port: int, server_pid: int) -> dict:
         rss.append((round(time.monotonic() - start), round(rss_mb(server_pid), 1)))
         await asyncio.sleep(10)
     results = await asyncio.gather(*tasks, *floods, return_exceptions=True)
+    for (name, seat), result in zip(
+        [(n, s) for n in rooms for s in range(args.clients)], results, strict=False
+    ):
+        if isinstance(result, BaseException):
+            print(f"room {name} seat {seat}: {result!r}", file=sys.stderr)
     for page in frozen:
         page.close()
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
@@ -191,7 +208,7 @@ def summarise(args, driven: dict, summaries: dict, replays: dict) -> dict:
             "p99": float(np.percentile(latencies, 99)),
         } if latencies.size else None,
         "steps_per_room": [s.steps for s in driven["rooms"].values()],
-        "stalled_rooms": sum(s.longest_gap > STALL_S or s.steps == 0
+        "stalled_rooms": sum(s.stalls > 0 or s.longest_gap > STALL_S or s.steps == 0
                              for s in driven["rooms"].values()),
         "server_rss_mb": rss,
         "rss_growth_after_first_minute_pct":
@@ -212,6 +229,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--max-steps", type=int, default=200)
     parser.add_argument("--full", action="store_true", help="the full 48 x 48 world")
+    parser.add_argument("--no-flood", dest="flood", action="store_false", help="no flooders")
+    parser.add_argument(
+        "--no-frozen", dest="frozen", action="store_false", help="no pages that never read"
+    )
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     from alem_pz.play.web.record import replay

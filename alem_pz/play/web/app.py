@@ -47,6 +47,8 @@ from alem_pz.play.web.views import browser_keys
 
 STATIC = Path(__file__).resolve().parent / "static"
 UNSUPPORTED_DATA = 1003
+UNATTENDED_STEP_S = 0.1
+"""Pause between steps taken while no person can act, so pages show them."""
 
 
 class Hub:
@@ -59,6 +61,7 @@ class Hub:
         self.pages: dict[WebSocket, Page] = {}
         self.pages_given_up = 0  # closed for not reading (``alem_pz.play.web.outbox``)
         self.frames_dropped = 0  # views replaced before a slow page was sent them
+        self.unattended: asyncio.Task | None = None
         self._urls: tuple[tuple[int, int], list[str]] = ((-1, -1), [])
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -111,6 +114,17 @@ class Hub:
         for page in list(self.pages.values()):
             page.outbox.put(text, frame=message["type"] == "frame")
 
+    def run_unattended(self) -> None:
+        """Turn mode: step on, one shown step at a time, while no person can act
+        (``Room.step_unattended``); one such run per room at a time."""
+        if self.unattended is None or self.unattended.done():
+            self.unattended = asyncio.create_task(self._unattended())
+
+    async def _unattended(self) -> None:
+        while await self.call(self.room.step_unattended):
+            await self.publish("frame")
+            await asyncio.sleep(UNATTENDED_STEP_S)
+
     def held_elsewhere(self, token: str, page: Page) -> bool:
         """Another open page holds ``token`` too (the person rejoined from a second tab)."""
         return any(token in other.tokens for other in self.pages.values() if other is not page)
@@ -146,6 +160,8 @@ async def handle(hub: Hub, page: Page, message: Any) -> None:
         args = (message.get("token"), message.get("action"), message.get("client_ms"))
         stepped = await hub.call(room.choose, *args)
         await hub.publish("frame" if stepped else "status")
+        if stepped:
+            hub.run_unattended()
     elif kind == "chat":
         chat = await hub.call(room.chat, message.get("token"), message.get("text"))
         await hub.broadcast({"type": "chat", "message": chat})
@@ -215,6 +231,8 @@ async def clock(hub: Hub) -> None:
             stepped = room.config.tick_ms is None
         if room.config.tick_ms and not room.current.over:
             stepped = await hub.call(room.tick)
+        if room.config.tick_ms is None:
+            hub.run_unattended()
         if stepped:
             await hub.publish("frame")
 

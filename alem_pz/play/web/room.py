@@ -257,6 +257,15 @@ class Room:
         self.step_world()
         return True
 
+    def step_unattended(self) -> bool:
+        """Turn mode: step when no person can act (asleep, resting or dead; or no person plays),
+        as alem-play does; otherwise the room would wait for a key nobody can press. Returns
+        True when the world stepped."""
+        if self.config.tick_ms is not None or self.current.over or self.waiting_for():
+            return False
+        self.step_world()
+        return True
+
     def tick(self) -> bool:
         """Real-time mode: step with NOOP for whoever has not chosen (once started)."""
         if not self.started:

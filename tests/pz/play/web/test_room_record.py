@@ -126,3 +126,17 @@ def test_chat_over_the_limit_is_refused_and_client_times_stay_json(make_room) ->
     assert step["messages"][0]["text"] == "y" * MAX_CHAT_CHARS
     text = room.record_paths[0].read_text()
     assert "NaN" not in text and "Infinity" not in text
+
+
+def test_turn_mode_steps_on_while_no_person_can_act(make_room) -> None:
+    """Everyone asleep, resting or dead: the room used to wait forever for a key nobody could
+    press (a load test found rooms stalled); now it steps, as alem-play does."""
+    room = make_room(humans=(0,))
+    assert not room.step_unattended()  # seat 0 not taken yet: it is waited for
+    token = room.take(0)
+    assert not room.step_unattended()  # seat 0 can act: its key is waited for
+    room.choose(token, 1)
+    noop_only = np.zeros_like(room.current.infos["agent_0"]["action_mask"])
+    noop_only[0] = 1
+    room.current.infos["agent_0"]["action_mask"] = noop_only  # as when asleep
+    assert room.waiting_for() == [] and room.step_unattended() and room.steps == 2
