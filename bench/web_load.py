@@ -10,7 +10,8 @@ the seats and, on each new view, wait a human-like 0.1-0.4 s and press a key; ep
 never reads its socket (a frozen tab), and one that sends chat and junk 50 times a second.
 
 Reported: the key-to-view latency of the people (from the key that completed a step to each
-page's updated view; median, p95, p99), steps per room, the server's RSS sampled every 10 s and
+page's updated view, for steps a key made, not those taken while nobody could act; median,
+p95, p99), steps per room, the server's RSS sampled every 10 s and
 its growth after the first minute, the pages the server gave up and the views it dropped for
 them, rooms that stalled (no step for 30 s), and whether every record replays bit for bit.
 """
@@ -108,7 +109,8 @@ async def person(url: str, seat: int, stats: RoomStats, until: float) -> None:
                 continue
             if message["type"] == "frame" and message["step"] > seen:
                 now = time.monotonic()
-                stats.latencies.append(now - stats.last_key_at)
+                if "human" in message["last"].get("who", ()):  # a key made this step (not a
+                    stats.latencies.append(now - stats.last_key_at)  # step while all sleep)
                 if seat == 0:
                     stats.steps += 1
                     stats.longest_gap = max(stats.longest_gap, now - stats.last_step_at)
