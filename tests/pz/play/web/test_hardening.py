@@ -154,6 +154,23 @@ def test_a_page_that_never_reads_delays_no_other_page_and_loses_its_seat(
     assert len(gaps) > 20 and max(gaps) < 1.0
 
 
+def test_a_page_that_closes_while_taking_a_second_seat_frees_both(make_room) -> None:
+    """The page asks for two seats and closes before reading either reply: both tokens used to
+    be lost with the reply that failed, and both seats stayed connected."""
+    room = make_room()
+    with Server(make_app(room)) as server:
+        page = never_reading_page(server.port, 0)
+        page.sendall(masked_text_frame(json.dumps({"type": "take", "seat": 1})))
+        deadline = time.monotonic() + 10
+        while sum(s.token is not None for s in room.seats) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        page.close()
+        while any(s.connected for s in room.seats) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert [s.token is not None for s in room.seats] == [True, True, False]
+    assert [s.connected for s in room.seats] == [False, False, False]
+
+
 class StuckSocket:
     """A page that never reads: its first send never completes."""
 
