@@ -171,6 +171,29 @@ def test_a_page_that_closes_while_taking_a_second_seat_frees_both(make_room) -> 
     assert [s.connected for s in room.seats] == [False, False, False]
 
 
+@pytest.mark.slow  # waits 8 s for a socket to back up
+def test_a_closed_page_is_taken_over_on_time_beside_a_page_that_does_not_read(
+    make_room, monkeypatch
+) -> None:
+    """Beside a page whose socket backed up, another page closed and kept its seat for 30 s
+    or more with a 5 s takeover: the room's clock waited on the stuck socket."""
+    pytest.importorskip("websockets.sync.client")
+    monkeypatch.setattr(outbox, "SEND_TIMEOUT_S", 30.0)  # the stuck page stays stuck meanwhile
+    room = make_room(tick_ms=50, takeover_s=1.0, max_steps=100_000)
+    with Server(make_app(room)) as server:
+        stuck = never_reading_page(server.port, 0)
+        leaving = Socket(f"ws://127.0.0.1:{server.port}/ws")
+        join(leaving, 1)
+        time.sleep(8)  # the stuck page's buffers are full by now (about 6 s in the probe)
+        leaving.close()
+        closed_at = time.monotonic()
+        while not room.seats[1].taken_over and time.monotonic() - closed_at < 10:
+            time.sleep(0.05)
+        took = time.monotonic() - closed_at
+        stuck.close()
+    assert room.seats[1].taken_over and took < 3.0, took
+
+
 class StuckSocket:
     """A page that never reads: its first send never completes."""
 
