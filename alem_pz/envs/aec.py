@@ -22,9 +22,6 @@ from alem_pz.envs.parallel import AlemParallelEnv
 class AlemAECEnv(parallel_to_aec_wrapper):
     """``parallel_to_aec_wrapper`` over ``AlemParallelEnv`` with the check above."""
 
-    def __init__(self, parallel: AlemParallelEnv) -> None:
-        super().__init__(parallel)
-
     def step(self, action: Any) -> None:
         """The selected agent's action; raises ValueError naming the agent and the value (the
         turn stays with that agent) for a value the parallel env would refuse."""

@@ -58,13 +58,17 @@ def test_any_action_value_is_taken_or_refused_and_a_refusal_changes_nothing(env,
     env.step(dict.fromkeys(env.agents, 0))  # the episode plays on either way
 
 
+@pytest.fixture(scope="module")
+def aec():
+    built = alem_pz.env(**small_kwargs(max_steps=10_000))
+    built.reset(seed=0)
+    yield built
+    built.close()
+
+
 @FUZZ
 @given(value=ANY_VALUE)
-def test_the_aec_env_keeps_the_turn_after_any_refused_value(value):
-    aec = AEC.get("env")
-    if aec is None:
-        aec = AEC["env"] = alem_pz.env(**small_kwargs(max_steps=10_000))
-        aec.reset(seed=0)
+def test_the_aec_env_keeps_the_turn_after_any_refused_value(aec, value):
     turn = aec.agent_selection
     try:
         aec.step(value)
@@ -72,8 +76,6 @@ def test_the_aec_env_keeps_the_turn_after_any_refused_value(value):
         assert aec.agent_selection == turn and repr(turn) in str(error)
         aec.step(0)
 
-
-AEC: dict = {}
 
 CONSTRUCTOR = {
     "max_steps": st.one_of(ANY_VALUE, st.integers(-5, 2**40)),

@@ -5,7 +5,6 @@ a socket that lives on, rates limited, seats freed with their socket, slow pages
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
 import socket
@@ -18,6 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 from alem_pz.play.web import outbox
 from alem_pz.play.web.app import make_app
 from alem_pz.play.web.guard import RATES
+from bench.web_load import frozen_page
 
 from .browser import Server
 from .conftest import Socket, join, local_client, receive
@@ -113,17 +113,10 @@ def masked_text_frame(text: str) -> bytes:
 
 
 def never_reading_page(port: int, seat: int) -> socket.socket:
-    """A page that takes ``seat`` and then never reads its socket (a small receive buffer, so
-    the server's sends back up within seconds)."""
-    page = socket.socket()
-    page.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    page.connect(("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    page.sendall(
-        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        .encode()
-    )  # fmt: skip
+    """A page that takes ``seat`` and then never reads its socket (``bench.web_load``'s
+    frozen page, which has a small receive buffer, so the server's sends back up within
+    seconds)."""
+    page = frozen_page(port, "/ws")
     assert page.recv(12) == b"HTTP/1.1 101"
     page.sendall(masked_text_frame(json.dumps({"type": "take", "seat": seat})))
     return page
