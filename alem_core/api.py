@@ -22,11 +22,40 @@ from alem_core.drills.worlds import DRILLS, drill_state
 from alem_core.observation.masking import action_mask
 from alem_core.observation.vector import observation
 from alem_core.params import Params, StaticParams
-from alem_core.pipeline import transition
+from alem_core.pipeline import transition as pipeline_transition
 from alem_core.rules.difficulty import episode_params, sample_alpha
 from alem_core.state import State
 from alem_core.worldgen import generate_world, split_reset_key
 from alem_core.worldgen.initial import initial_state, rolled_mobs
+
+
+def check_key(key: jax.Array, name: str = "key") -> None:
+    """Raise a clear error for a key of the wrong kind: a typed key array of shape () or a raw
+    uint32 key (``jax.random.key_data`` of one). Shapes are known at trace time, so under
+    ``jit`` this costs nothing per call."""
+    shape, dtype = np.shape(key), jax.numpy.result_type(key)
+    if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+        if shape != ():
+            raise ValueError(f"{name}: expected one PRNG key of shape (), got shape {shape}")
+        return
+    raw = jax.eval_shape(lambda: jax.random.key_data(jax.random.key(0)))
+    if shape != raw.shape or dtype != raw.dtype:
+        raise ValueError(
+            f"{name}: expected a PRNG key (jax.random.key, shape ()) or raw key data of shape "
+            f"{raw.shape} {raw.dtype}, got shape {shape} {dtype}"
+        )
+
+
+def check_actions(actions: jax.Array, static: StaticParams) -> None:
+    """Raise a clear error for actions that are not (P,) integers (checked at trace time)."""
+    shape, dtype = np.shape(actions), jax.numpy.result_type(actions)
+    expected = (static.player_count,)
+    if shape != expected:
+        raise ValueError(
+            f"actions: expected shape {expected} (one action id per agent), got shape {shape}"
+        )
+    if not jax.numpy.issubdtype(dtype, jax.numpy.integer):
+        raise TypeError(f"actions: expected integer action ids, got dtype {dtype}")
 
 
 def game_reset(key: jax.Array, params: Params, static: StaticParams) -> tuple[jax.Array, State]:
@@ -65,6 +94,7 @@ def reset(key: jax.Array, params: Params, static: StaticParams) -> tuple[jax.Arr
     Returns:
         ``(obs (P, D) float32, state)``.
     """
+    check_key(key)
     return RESETS[static.layout](key, params, static)
 
 
@@ -93,6 +123,17 @@ def observe(state: State, params: Params, static: StaticParams) -> tuple[jax.Arr
     return obs, action_mask(state, params, static)
 
 
+def transition(
+    key: jax.Array, state: State, actions: jax.Array, params: Params, static: StaticParams
+) -> tuple[State, jax.Array, jax.Array, jax.Array, dict[str, jax.Array]]:
+    """The rules of one step (``pipeline.transition``, which documents what it returns), after
+    checking that ``key`` is one key and ``actions`` are (P,) integers: a wrong shape names the
+    argument here instead of failing deep inside a system."""
+    check_key(key)
+    check_actions(actions, static)
+    return pipeline_transition(key, state, actions, params, static)
+
+
 def step(
     key: jax.Array, state: State, actions: jax.Array, params: Params, static: StaticParams
 ) -> tuple[jax.Array, State, jax.Array, jax.Array, jax.Array, dict[str, jax.Array]]:
@@ -116,4 +157,13 @@ def step(
     return obs, state, reward, terminated, truncated, {"action_mask": mask, **info}
 
 
-__all__ = ["RESETS", "observe", "reset", "seed_key", "step", "transition"]
+__all__ = [
+    "RESETS",
+    "check_actions",
+    "check_key",
+    "observe",
+    "reset",
+    "seed_key",
+    "step",
+    "transition",
+]

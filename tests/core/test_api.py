@@ -111,3 +111,47 @@ def test_presets_follow_the_alpha_table():
     assert not none.coordination_enabled and none.non_specialist_efficiency == 0.3
     scaled = alem_core.make_params("hard", scale_base_difficulty=True)
     assert scaled.mob_health_multiplier == 1.3 and scaled.starting_resource_multiplier == 0.7
+
+
+_P = SMALL.player_count
+
+
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        (np.zeros(1, np.int32), rf"actions: expected shape \({_P},\).*got shape \(1,\)"),
+        (np.zeros((2, _P), np.int32), rf"expected shape \({_P},\).*got shape \(2, {_P}\)"),
+        (np.zeros(_P, np.float32), "actions: expected integer action ids, got dtype float32"),
+    ],
+)
+def test_wrong_actions_name_the_argument_and_both_shapes(actions, message):
+    """Checked while tracing: the error names ``actions`` instead of failing deep in a system."""
+    _, state = jax.eval_shape(lambda k: alem_core.reset(k, PARAMS, SMALL), jax.random.key(0))
+    with pytest.raises((ValueError, TypeError), match=message):
+        jax.eval_shape(
+            lambda s, a: alem_core.step(jax.random.key(1), s, a, PARAMS, SMALL), state, actions
+        )
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (jax.random.split(jax.random.key(0), 2), r"key: expected one PRNG key of shape \(\)"),
+        (np.zeros(3, np.uint32), r"raw key data of shape \(2,\) uint32, got shape \(3,\) uint32"),
+        (np.zeros(2, np.int32), r"got shape \(2,\) int32"),
+    ],
+)
+def test_wrong_keys_name_the_argument_and_both_shapes(key, message):
+    with pytest.raises(ValueError, match=message):
+        jax.eval_shape(lambda k: alem_core.reset(k, PARAMS, SMALL), key)
+    _, state = jax.eval_shape(lambda k: alem_core.reset(k, PARAMS, SMALL), jax.random.key(0))
+    actions = jnp.zeros(SMALL.player_count, jnp.int32)
+    with pytest.raises(ValueError, match=message):
+        jax.eval_shape(lambda k, s: alem_core.step(k, s, actions, PARAMS, SMALL), key, state)
+
+
+def test_a_raw_key_and_a_typed_key_give_the_same_world():
+    raw = alem_core.seed_key(5)
+    a = jax.eval_shape(lambda k: alem_core.reset(k, PARAMS, SMALL), raw)
+    b = jax.eval_shape(lambda k: alem_core.reset(k, PARAMS, SMALL), jax.random.wrap_key_data(raw))
+    assert jax.tree.structure(a) == jax.tree.structure(b)
