@@ -224,9 +224,13 @@ def _loss(params: dict, mb: dict, config: PPOConfig):
     return loss, {"actor_loss": actor, "value_loss": critic, "entropy": bonus, **stats}
 
 
-def update(state: TrainState, traj: Transition, config: PPOConfig):
-    """GAE, then ``update_epochs`` passes of shuffled minibatches; returns mean metrics."""
-    last_value = networks.values(state.params["critic"], state.out.obs, config.central_critic)
+def learn(params: dict, opt_state: Any, key: Array, traj: Transition, last_obs: Array,
+          config: PPOConfig) -> tuple[dict, Any, dict]:  # fmt: skip
+    """GAE, then ``update_epochs`` passes of shuffled minibatches over ``traj`` (T, N, P, ...),
+    bootstrapped from the critic on ``last_obs`` (N, P, D); returns the new params, optimiser
+    state and mean metrics. Any rollout that fills a ``Transition`` can call it (the batched
+    one below, ``examples/jaxmarl_ippo.py``'s over the JaxMARL env)."""
+    last_value = networks.values(params["critic"], last_obs, config.central_critic)
     values_ = jnp.concatenate([traj.value, last_value[None]])
     adv, ret = gae(traj.reward, values_, traj.end, config.gamma, config.gae_lambda, time_axis=0)
     samples = {**traj._asdict(), "adv": adv, "ret": ret}
@@ -249,11 +253,18 @@ def update(state: TrainState, traj: Transition, config: PPOConfig):
 
         return jax.lax.scan(minibatch, (params, opt_state), batches)
 
+    keys = jax.random.split(key, config.update_epochs)
+    (params, opt_state), stats = jax.lax.scan(epoch, (params, opt_state), keys)
+    return params, opt_state, jax.tree.map(jnp.mean, stats)
+
+
+def update(state: TrainState, traj: Transition, config: PPOConfig):
+    """``learn`` on the batch's rollout; returns the new state and mean metrics."""
     key, k_epochs = jax.random.split(state.key)
-    keys = jax.random.split(k_epochs, config.update_epochs)
-    (params, opt_state), stats = jax.lax.scan(epoch, (state.params, state.opt_state), keys)
-    state = state._replace(params=params, opt_state=opt_state, key=key)
-    return state, jax.tree.map(jnp.mean, stats)
+    params, opt_state, stats = learn(
+        state.params, state.opt_state, k_epochs, traj, state.out.obs, config
+    )
+    return state._replace(params=params, opt_state=opt_state, key=key), stats
 
 
 def make_train_call(config: PPOConfig):
@@ -278,4 +289,12 @@ def make_train_call(config: PPOConfig):
     return jax.jit(call, donate_argnums=0)
 
 
-__all__ = ["EPISODE_KEYS", "PPOConfig", "TrainState", "init_train_state", "make_train_call"]
+__all__ = [
+    "EPISODE_KEYS",
+    "PPOConfig",
+    "TrainState",
+    "Transition",
+    "init_train_state",
+    "learn",
+    "make_train_call",
+]
