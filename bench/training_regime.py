@@ -14,6 +14,9 @@ of them alike:
   which no world ended from those on which some did.
 * ``scan``: ``alem_core.batch.auto_reset.step`` inside a jitted ``lax.scan`` of 128-step
   rollouts (a PPO rollout's length), actions drawn on the device, as ``alem_train.ppo`` runs it.
+* ``jaxmarl``: ``alem_pz.envs.jaxmarl.AlemJaxMARL`` under JaxMARL's ``LogWrapper``, stepped as
+  JaxMARL's trainers step it (``vmap(env.step)`` in the same jitted scans, actions from
+  ``get_avail_actions``): held to ``scan`` (not in the default ``--paths``; needs JaxMARL).
 * ``runner``: ``alem_core.BatchRunner.step`` from Python with the same numpy actions, reading
   back only the action mask: ``make_vec`` less its host side, so the two split the cost of a
   call from Python from the cost of what crosses to numpy.
@@ -42,7 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from bench.common import HORIZON, load_average, peak_device_bytes, world
+from bench.common import DIFFICULTY, HORIZON, load_average, peak_device_bytes, world
 
 ROLLOUT = 128
 """Steps per scan call on the ``scan`` path (a PPO rollout's length)."""
@@ -182,6 +185,53 @@ def scan(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
     return PathUnderTest(compile_s, advance, stats)
 
 
+def jaxmarl(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
+    """``AlemJaxMARL`` under JaxMARL's ``LogWrapper``: ``vmap(env.step)`` in jitted
+    ``ROLLOUT``-step scans, masked-random actions from ``get_avail_actions``, each step's
+    observation kept in the carry: what a JaxMARL trainer's rollout runs."""
+    from jaxmarl.wrappers.baselines import LogWrapper
+
+    from alem_core.testing.rollout import random_legal_actions
+    from alem_pz.envs.jaxmarl import AlemJaxMARL
+
+    _, static = world(small, max_steps=horizon)
+    env = LogWrapper(AlemJaxMARL(static=static, difficulty=DIFFICULTY, max_steps=horizon))
+
+    def rollout(state, obs, key):
+        def one(carry, k):
+            state, _ = carry
+            k_act, k_env = jax.random.split(k)
+            avail = jax.vmap(env.get_avail_actions)(state.env_state)
+            masks = jnp.stack([avail[a] for a in env.agents], axis=1)
+            acts = jax.vmap(random_legal_actions)(jax.random.split(k_act, n), masks)
+            actions = {a: acts[:, i] for i, a in enumerate(env.agents)}
+            obs, state, _, dones, _ = jax.vmap(env.step)(jax.random.split(k_env, n), state, actions)
+            return (state, obs), dones["__all__"].sum()
+
+        (state, obs), ended = jax.lax.scan(one, (state, obs), jax.random.split(key, ROLLOUT))
+        return state, obs, ended.sum()
+
+    run = jax.jit(rollout, donate_argnums=(0, 1))
+    reset = jax.jit(jax.vmap(env.reset))
+    start = time.perf_counter()
+    obs, state = reset(jax.random.split(jax.random.key(0), n))
+    jax.block_until_ready(run(state, obs, jax.random.key(1)))  # compiles
+    compile_s = time.perf_counter() - start
+    carry = jax.block_until_ready(reset(jax.random.split(jax.random.key(0), n))[::-1])
+    stats: dict = {"episodes_ended": 0, "calls": 0}
+
+    def advance(steps: int) -> int:
+        nonlocal carry
+        calls, ended = -(-steps // ROLLOUT), 0
+        for _ in range(calls):
+            state, obs, count = run(*carry, jax.random.key(2 + stats["calls"]))
+            carry, ended, stats["calls"] = (state, obs), ended + count, stats["calls"] + 1
+        stats["episodes_ended"] += int(jax.block_until_ready(ended))
+        return calls * ROLLOUT
+
+    return PathUnderTest(compile_s, advance, stats)
+
+
 def bare(
     n: int, small: bool = False, horizon: int = HORIZON, keep_obs: bool = True
 ) -> PathUnderTest:
@@ -236,6 +286,7 @@ def bare_summed(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnde
 PATHS = {
     "bare": bare,
     "bare_summed": bare_summed,
+    "jaxmarl": jaxmarl,
     "make_vec": make_vec,
     "runner": runner,
     "scan": scan,
@@ -286,6 +337,10 @@ def measure(
             ref = row["bare"]["env_steps_per_s"]
             for name in set(paths) - {"bare"}:
                 row[name]["of_bare"] = row[name]["env_steps_per_s"] / ref
+        if "scan" in row and "jaxmarl" in row:  # the JaxMARL env is held to the scan path
+            row["jaxmarl"]["of_scan"] = (
+                row["jaxmarl"]["env_steps_per_s"] / row["scan"]["env_steps_per_s"]
+            )
         rows.append(row)
         print(_line(row), flush=True)
     return rows
@@ -293,10 +348,11 @@ def measure(
 
 def _line(row: dict) -> str:
     parts = [f"N={row['worlds']}"]
-    for name in ("bare", "bare_summed", "scan", "runner", "make_vec"):
+    for name in ("bare", "bare_summed", "scan", "jaxmarl", "runner", "make_vec"):
         if name in row:
             r = row[name]
             share = f" ({r['of_bare']:.2f} of bare)" if "of_bare" in r else ""
+            share += f" ({r['of_scan']:.2f} of scan)" if "of_scan" in r else ""
             ended = f", {r['episodes_ended']} ended" if "episodes_ended" in r else ""
             parts.append(f"{name} {r['env_steps_per_s']:,.0f}{share}{ended}")
     if "make_vec" in row:

@@ -3,6 +3,8 @@
 ``parallel`` (the PettingZoo ``ParallelEnv``, the env the others build on), ``single_agent``
 (one Gymnasium controller for the whole team), ``vector`` (the batched Gymnasium ``VectorEnv``),
 ``sb3`` (Stable-Baselines3's ``VecEnv``), ``rllib`` (RLlib's env creator and mask keys),
+``jaxmarl`` (JaxMARL's ``MultiAgentEnv``, pure JAX: reset and step under ``vmap`` and ``jit``),
+``benchmarl`` (alem as a BenchMARL task),
 ``drills`` (the coordination drills as envs), ``registration`` (the env id, ``alem_pz.make``
 and both registries). Their parts: ``action_checks`` (a clear error for a bad action),
 ``infos`` (the per-agent info layout), ``episode_score`` (the score on these faces),
