@@ -26,15 +26,16 @@ def snippet(page: str, index: int = 0) -> str:
     return blocks[index]
 
 
-def run_snippet(page: str, index: int = 0, max_steps: int = 8, **names) -> dict:
-    """Execute a snippet with its ``kwargs = dict(...)`` line set to the small world; returns
-    the snippet's globals (``names`` are defined before it runs)."""
+def run_snippet(
+    page: str, index: int = 0, max_steps: int = 8, small: str = "static=SMALL", **names
+) -> dict:
+    """Execute a snippet with its ``kwargs = dict(...)`` line set to the small world (``small``:
+    how the page's API names it); returns the snippet's globals (``names`` are defined before
+    it runs)."""
     code = snippet(page, index)
     line = re.search(r"^kwargs = dict\(.*\)$", code, re.M)
     assert line, f"{page}: the snippet has no 'kwargs = dict(...)' line"
-    code = code.replace(
-        line.group(0), f"kwargs = dict(players=3, static=SMALL, max_steps={max_steps})"
-    )
+    code = code.replace(line.group(0), f"kwargs = dict(players=3, {small}, max_steps={max_steps})")
     scope = {"SMALL": SMALL, **names}
     exec(compile(code, f"docs/libraries/{page}", "exec"), scope)
     return scope
