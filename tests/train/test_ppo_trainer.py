@@ -10,8 +10,10 @@ import pytest
 from alem_train import checkpoint, networks
 from alem_train.ppo import PPOConfig, _loss, init_train_state, make_train_call
 
+# The same run as test_tensorboard's TINY (run_ppo's flags): one compiled train call for both.
 TINY = dict(map_size=16, num_levels=1, num_worlds=4, num_steps=8, updates_per_call=2,
-            hidden=16, num_minibatches=2, update_epochs=2, max_steps=12)  # fmt: skip
+            hidden=16, num_minibatches=2, update_epochs=1, max_steps=12, difficulty="easy",
+            total_env_steps=256)  # fmt: skip
 
 
 def _host(x) -> np.ndarray:
