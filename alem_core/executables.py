@@ -58,8 +58,22 @@ no process-wide flag is set."""
 
 
 def quick_compile_options(kind: str) -> dict[str, Any]:
-    """``QUICK_COMPILE_CPU[kind]`` on the CPU backend, nothing elsewhere (XLA:CPU options)."""
-    return dict(QUICK_COMPILE_CPU[kind]) if jax.default_backend() == "cpu" else {}
+    """``QUICK_COMPILE_CPU[kind]`` on the CPU backend, nothing elsewhere (XLA:CPU options),
+    less any option the installed XLA does not know (jaxlib 0.11 dropped the fusion-emitter
+    switch; an unknown option fails every compile that passes it)."""
+    if jax.default_backend() != "cpu":
+        return {}
+    return {k: v for k, v in QUICK_COMPILE_CPU[kind].items() if known_compile_option(k, v)}
+
+
+@functools.cache
+def known_compile_option(name: str, value: Any) -> bool:
+    """Whether this XLA accepts the compile option (one tiny compile per option and process)."""
+    try:
+        jax.jit(lambda x: x + 1, compiler_options={name: value}).lower(1.0).compile()
+    except jax.errors.JaxRuntimeError:
+        return False
+    return True
 
 
 def maps_in_use() -> int | None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+from importlib.metadata import version
 from pathlib import Path
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
 # Tests check behaviour, not speed, so they compile with XLA's LLVM backend at optimisation level
 # 0 and XLA:CPU's older fusion emitters, which compile each kernel in about half the time (the
 # PettingZoo env uses them for one world: alem_core.executables.QUICK_COMPILE_CPU); level 0 may
@@ -16,20 +19,19 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # 262 s -> 142 s); the emitters took the full step from 10.5 s to 6.1 s (2026-12-04). Appended
 # to any flags the caller set, before JAX starts; subprocesses (notebook kernels, the sharding
 # test) inherit them. ALEM_TEST_XLA_OPT=1 runs the suite with XLA's defaults instead.
+# jaxlib 0.11 dropped the emitters' switch, and XLA aborts the process on an unknown flag.
+_JAXLIB = tuple(int(part) for part in version("jaxlib").split(".")[:2])
 if os.environ.get("ALEM_TEST_XLA_OPT") != "1":
-    os.environ["XLA_FLAGS"] = " ".join(
-        [
-            os.environ.get("XLA_FLAGS", ""),
-            "--xla_backend_optimization_level=0",
-            "--xla_cpu_use_fusion_emitters=false",
-        ]
-    ).strip()
+    flags = [os.environ.get("XLA_FLAGS", ""), "--xla_backend_optimization_level=0"]
+    if _JAXLIB < (0, 11):
+        flags.append("--xla_cpu_use_fusion_emitters=false")
+    os.environ["XLA_FLAGS"] = " ".join(flags).strip()
 
 # The PettingZoo env's default-compiled step (alem_pz/envs/kernels.py) comes from a helper process
 # after 200 steps of a shape; here it would only add compiles. Its own test turns it on.
 os.environ.setdefault("ALEM_FASTER_STEP", "0")
 
-import jax
+import jax  # noqa: E402  (after the environment it reads)
 
 # Compiling the step takes tens of seconds on 2 cores; the cache makes reruns cheap. Every
 # program is written, however quick: the suite compiles some 2,700 small ones (eager ops, tiny
