@@ -32,6 +32,8 @@ from starlette.websockets import WebSocketClose
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MAX_MESSAGE_CHARS = 4096
 """The longest client message (a chat line of 300 characters fits many times over)."""
+MAX_NESTING = 16
+"""The deepest nesting of arrays and objects in a message (the protocol's messages use two)."""
 MAX_INT_DIGITS = 12
 RATES = {"act": (20, 1.0), "chat": (5, 5.0), "other": (10, 10.0)}
 """Per socket and kind: at most N messages in any window of S seconds (``take``, ``rejoin``,
@@ -98,12 +100,33 @@ def _no_constant(name: str) -> None:
     raise MessageError(f"numbers must be finite, got {name}")
 
 
+def nesting_depth(text: str) -> int:
+    """How deep ``[`` and ``{`` nest in ``text``, outside strings: counted before parsing,
+    because whether ``json.loads`` hits the recursion limit depends on the Python (3.13 parses
+    2,000 levels)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_message(text: str) -> Any:
     """A client's JSON message, parsed within the bounds above; MessageError otherwise."""
     if len(text) > MAX_MESSAGE_CHARS:
         raise MessageError(
             f"a message holds at most {MAX_MESSAGE_CHARS} characters, got {len(text)}"
         )
+    if nesting_depth(text) > MAX_NESTING:
+        raise MessageError(f"a message is nested too deeply (at most {MAX_NESTING} levels)")
     try:
         return json.loads(
             text, parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant
