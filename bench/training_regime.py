@@ -166,19 +166,25 @@ def scan(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTest:
     params, static = world(small, max_steps=horizon)
     arrays = params.as_arrays()
     run = auto_reset_rollout(n, ROLLOUT, arrays, static, default_chunk(n))
+    return rollout_path(run, lambda: fresh_batch(jax.random.key(0), n, arrays, static))
+
+
+def rollout_path(run, fresh) -> PathUnderTest:
+    """A path of jitted ``ROLLOUT``-step calls ``run(*carry, key) -> (*carry, worlds ended)``,
+    compiled on ``fresh()``'s carry and timed from another ``fresh()`` one (the scan and
+    JaxMARL paths)."""
     start = time.perf_counter()
-    batch, out = fresh_batch(jax.random.key(0), n, arrays, static)
-    jax.block_until_ready(run(batch, out, jax.random.key(1)))  # compiles
+    jax.block_until_ready(run(*fresh(), jax.random.key(1)))  # compiles
     compile_s = time.perf_counter() - start
-    carry = jax.block_until_ready(fresh_batch(jax.random.key(0), n, arrays, static))
+    carry = jax.block_until_ready(fresh())
     stats: dict = {"episodes_ended": 0, "calls": 0}
 
     def advance(steps: int) -> int:
         nonlocal carry
         calls, ended = -(-steps // ROLLOUT), 0
         for _ in range(calls):
-            batch, out, count = run(*carry, jax.random.key(2 + stats["calls"]))
-            carry, ended, stats["calls"] = (batch, out), ended + count, stats["calls"] + 1
+            *carry, count = run(*carry, jax.random.key(2 + stats["calls"]))
+            ended, stats["calls"] = ended + count, stats["calls"] + 1
         stats["episodes_ended"] += int(jax.block_until_ready(ended))
         return calls * ROLLOUT
 
@@ -213,23 +219,7 @@ def jaxmarl(n: int, small: bool = False, horizon: int = HORIZON) -> PathUnderTes
 
     run = jax.jit(rollout, donate_argnums=(0, 1))
     reset = jax.jit(jax.vmap(env.reset))
-    start = time.perf_counter()
-    obs, state = reset(jax.random.split(jax.random.key(0), n))
-    jax.block_until_ready(run(state, obs, jax.random.key(1)))  # compiles
-    compile_s = time.perf_counter() - start
-    carry = jax.block_until_ready(reset(jax.random.split(jax.random.key(0), n))[::-1])
-    stats: dict = {"episodes_ended": 0, "calls": 0}
-
-    def advance(steps: int) -> int:
-        nonlocal carry
-        calls, ended = -(-steps // ROLLOUT), 0
-        for _ in range(calls):
-            state, obs, count = run(*carry, jax.random.key(2 + stats["calls"]))
-            carry, ended, stats["calls"] = (state, obs), ended + count, stats["calls"] + 1
-        stats["episodes_ended"] += int(jax.block_until_ready(ended))
-        return calls * ROLLOUT
-
-    return PathUnderTest(compile_s, advance, stats)
+    return rollout_path(run, lambda: reset(jax.random.split(jax.random.key(0), n))[::-1])
 
 
 def bare(
