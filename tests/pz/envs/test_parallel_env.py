@@ -416,6 +416,10 @@ def test_supersuit_vector_env_smoke(make_env):
     vec.close()
 
 
+@pytest.mark.skipif(
+    not hasattr(pettingzoo, "parallel_registry"),
+    reason="PettingZoo < 1.27 has no registry (alem admits 1.24-1.26 for AgileRL)",
+)
 def test_pettingzoo_make_both_types():
     par = pettingzoo.make("parallel", "alem/Coop-v0", max_cycles=7, **small_kwargs())
     assert isinstance(par, ParallelEnv) and par.max_steps == 7
@@ -423,6 +427,18 @@ def test_pettingzoo_make_both_types():
     assert isinstance(aec, AECEnv) and aec.unwrapped.max_steps == 9
     aec.reset(seed=0)
     assert aec.agent_selection == "agent_0"
+
+
+def test_register_without_a_pettingzoo_registry_warns_and_registers_nothing(monkeypatch):
+    """PettingZoo 1.24-1.26 (AgileRL's pin) has no ``parallel_registry``: importing alem there
+    must warn, not fail, and ``alem_pz.make`` must still build envs."""
+    from alem_pz.envs import registration
+
+    monkeypatch.delattr(pettingzoo, "parallel_registry", raising=False)
+    monkeypatch.setattr(pettingzoo, "__version__", "1.26.1")
+    with pytest.warns(UserWarning, match=r"PettingZoo 1\.26\.1 has no environment registry"):
+        assert registration.register() is False
+    assert isinstance(alem_pz.make(**small_kwargs()), AlemParallelEnv)
 
 
 def test_alem_pz_make():
