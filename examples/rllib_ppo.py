@@ -14,8 +14,9 @@ Run on a Ray cluster: the same script, only the address and the number of env ru
     python examples/rllib_ppo.py --address auto --num-env-runners 16
 
 The env is ``alem_pz.envs.rllib.rllib_env``: RLlib's ``ParallelPettingZooEnv`` over alem with the
-legal-action mask in every observation (``{"observations", "action_mask"}``), which RLlib's
-action-masking PPO module turns into -inf logits for illegal actions. The defaults are a small
+legal-action mask in every observation (``{"observations", "action_mask"}``), which
+``alem_pz.envs.rllib_module.MaskedPPOTorchModule`` (PPO's default module on RLlib's current API)
+turns into the lowest logits for illegal actions. The defaults are a small
 world (16 x 16, one floor, 3 players, 100-step episodes) and small batches, so a few iterations
 take minutes on 2 cores; pass ``--map-size 48 --floors 9`` for the full world.
 """
@@ -31,9 +32,6 @@ import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
-    ActionMaskingTorchRLModule,
-)
 from ray.rllib.utils.metrics import (
     ENV_RUNNER_RESULTS,
     ENV_RUNNER_SAMPLING_TIMER,
@@ -46,6 +44,7 @@ from ray.tune.registry import register_env
 
 import alem_core
 from alem_pz.envs.rllib import rllib_env
+from alem_pz.envs.rllib_module import MaskedPPOTorchModule
 
 ENV_NAME = "alem_rllib"
 SHARED_POLICY = "shared"
@@ -96,9 +95,9 @@ def env_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def module_spec(args: argparse.Namespace) -> RLModuleSpec:
-    """RLlib's action-masking PPO module: illegal actions get -inf logits before sampling."""
+    """PPO's default module with alem's mask applied: illegal actions get the lowest logit."""
     return RLModuleSpec(
-        module_class=ActionMaskingTorchRLModule,
+        module_class=MaskedPPOTorchModule,
         model_config={"fcnet_hiddens": [args.hidden, args.hidden], "head_fcnet_hiddens": []},
     )
 

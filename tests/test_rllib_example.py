@@ -24,6 +24,8 @@ torch = pytest.importorskip("torch")
 
 from alem_core.testing import SMALL  # noqa: E402
 from alem_pz.envs.rllib import MASK_KEY, OBS_KEY, rllib_env, rllib_parallel_env  # noqa: E402
+from alem_pz.envs.rllib_module import MaskedPPOTorchModule  # noqa: E402
+from tests.libraries.conftest import run_snippet, snippet  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "rllib_ppo.py"
@@ -80,6 +82,33 @@ def test_masking_module_gives_illegal_actions_no_probability(example):
         logits = module.forward_exploration(batch)["action_dist_inputs"].numpy()
     assert np.all(logits[masks == 0] < -1e30)
     assert np.all(np.isfinite(logits[masks == 1]))
+    env.close()
+
+
+def test_the_docs_snippets_register_the_env_and_build_a_masking_module():
+    """docs/libraries/rllib.md as written: the creator registered, then the module spec, built
+    for the env's spaces, samples no illegal action."""
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    scope = run_snippet("rllib.md", 0, max_steps=20)
+    exec(compile(snippet("rllib.md", 1), "docs/libraries/rllib.md", "exec"), scope)
+    env = _global_registry.get(ENV_CREATOR, "alem")({})
+    spec = scope["module"]
+    spec.observation_space = env.get_observation_space("agent_0")
+    spec.action_space = env.get_action_space("agent_0")
+    module = spec.build()
+    assert isinstance(module, MaskedPPOTorchModule)
+    obs, _ = env.reset(seed=2)
+    batch = {
+        "obs": {
+            k: torch.from_numpy(np.stack([o[k] for o in obs.values()])) for k in (OBS_KEY, MASK_KEY)
+        }
+    }
+    with torch.no_grad():
+        logits = module.forward_exploration(batch)["action_dist_inputs"]
+        actions = torch.distributions.Categorical(logits=logits).sample((200,))
+    legal = batch["obs"][MASK_KEY].bool()
+    assert legal.gather(1, actions.T).all()  # 200 draws per agent, all legal
     env.close()
 
 
