@@ -60,7 +60,7 @@ class RunLog:
             from tensorboardX import SummaryWriter
         except ImportError as err:  # pragma: no cover - the train extra has it
             raise ImportError(
-                'TensorBoard logs need tensorboardX: pip install "alem-pz[train]"'
+                'TensorBoard logs need tensorboardX: pip install -e ".[train]" (in a clone of alem)'
             ) from err
         self.path = Path(path)
         self.writer = SummaryWriter(str(self.path))

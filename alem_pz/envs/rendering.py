@@ -105,7 +105,9 @@ class Window:
         try:
             import pygame
         except ImportError as error:  # pragma: no cover - depends on the install
-            raise ImportError('rendering needs pygame-ce: pip install "alem-pz[render]"') from error
+            raise ImportError(
+                'rendering needs pygame-ce: pip install -e ".[render]" (in a clone of alem)'
+            ) from error
         self.pygame = pygame
         pygame.display.init()
         pygame.display.set_caption(caption)

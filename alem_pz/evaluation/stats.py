@@ -13,8 +13,8 @@ task a difficulty; for the experiment a run is a training seed. A 1-D array is o
 Intervals are stratified percentile bootstraps (runs resampled with replacement inside each task)
 seeded (``seed``; see ``_seeded``), so a summary is reproducible to the last digit.
 
-rliable and tqdm are the ``eval`` extra (``pip install "alem-pz[eval]"``); they are imported when a
-statistic is first computed, so importing alem_pz does not need them.
+rliable and tqdm are the ``eval`` extra (``pip install -e ".[eval]"`` in a clone); they are
+imported when a statistic is first computed, so importing alem_pz does not need them.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _rliable() -> tuple[Any, Any]:
         from rliable import library, metrics
     except ImportError as err:  # pragma: no cover - the eval extra is in dev
         raise ImportError(
-            'alem_pz.evaluation.stats needs rliable: pip install "alem-pz[eval]"'
+            'alem_pz.evaluation.stats needs rliable: pip install -e ".[eval]" (in a clone of alem)'
         ) from err
     return library, metrics
 

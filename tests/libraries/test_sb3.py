@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip(
-    "stable_baselines3", reason="stable-baselines3 is not installed (pip install 'alem-pz[rllibs]')"
+    "stable_baselines3", reason="stable-baselines3 is not installed (pip install -e '.[rllibs]')"
 )
 
 import gymnasium

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("tianshou", reason="tianshou is not installed (pip install 'alem-pz[rllibs]')")
+pytest.importorskip("tianshou", reason="tianshou is not installed (pip install -e '.[rllibs]')")
 
 from .conftest import run_snippet
 

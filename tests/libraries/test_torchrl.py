@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("torchrl", reason="torchrl is not installed (pip install 'alem-pz[rllibs]')")
+pytest.importorskip("torchrl", reason="torchrl is not installed (pip install -e '.[rllibs]')")
 
 import torch
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper

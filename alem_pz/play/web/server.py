@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         from alem_pz.play.web.app import make_app
     except ImportError as error:  # pragma: no cover - depends on the install
         raise SystemExit(
-            f'alem-serve needs the web extra: pip install "alem-pz[web]" ({error})'
+            f'alem-serve needs the web extra: pip install -e ".[web]" in a clone of alem ({error})'
         ) from None
     args = parser().parse_args(argv)
     print("compiling and warming up (tens of seconds on first use)")
