@@ -116,16 +116,3 @@ def test_no_tracked_file_names_the_spec_folder() -> None:
         ["git", "grep", "-lF", outside], cwd=ROOT, capture_output=True, text=True
     ).stdout.split()
     assert found == []
-
-
-def test_no_install_line_asks_pypi_for_alem() -> None:
-    """alem is not on PyPI yet, so ``pip install alem-pz`` fails as written: every install
-    line installs from a clone (``-e .``) or a wheel built there (issue 43)."""
-    pages = [ROOT / "README.md", *(p for p in DOCS.rglob("*.md") if p.name != "changelog.md")]
-    wrong = [
-        f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
-        for page in pages
-        for number, line in enumerate(page.read_text().splitlines(), 1)
-        if "pip install" in line and re.search(r"(?<![\w/.-])alem-pz\b", line)
-    ]
-    assert not wrong, "\n".join(wrong)
