@@ -1,7 +1,7 @@
-"""alem for RLlib: observation keys its action-masking RLModule reads, and an env creator.
+"""alem for RLlib: observation keys an action-masking RLModule reads, and an env creator.
 
-RLlib's action-masking PPO module (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``)
-expects each observation to be a dict ``{"observations": ..., "action_mask": ...}``; alem's
+Action-masking RLModules (``alem_pz.envs.rllib_module.MaskedPPOTorchModule``, RLlib's example one)
+expect each observation to be a dict ``{"observations": ..., "action_mask": ...}``; alem's
 ``mask_in_obs=True`` gives ``{"observation": ..., "action_mask": ...}`` (the PettingZoo classic
 convention), so the module failed with ``KeyError: 'observations'``. ``RLlibObservationKeys``
 renames the one key and nothing else: same arrays, same mask (``np.int8``), same agents.
