@@ -33,6 +33,11 @@ def make(env_id: str = ENV_ID, *, parallel: bool = True, **kwargs: Any) -> Any:
     return module.parallel_env(**kwargs) if parallel else module.env(**kwargs)
 
 
+def has_registry() -> bool:
+    """Whether this PettingZoo has an environment registry (``pettingzoo.make``, from 1.27)."""
+    return hasattr(pettingzoo, "parallel_registry")
+
+
 def register() -> bool:
     """Register every id with ``pettingzoo.register`` for "parallel" and "aec" (idempotent).
 
@@ -40,7 +45,7 @@ def register() -> bool:
     registered, a warning says so, and ``alem_pz.make`` / ``alem_pz.parallel_env`` still work
     (AgileRL, for one, pins ``pettingzoo<1.27``). Returns whether the ids are registered.
     """
-    if not hasattr(pettingzoo, "parallel_registry"):
+    if not has_registry():
         warnings.warn(
             f"PettingZoo {getattr(pettingzoo, '__version__', '?')} has no environment registry "
             f"(added in 1.27), so {sorted(ENV_IDS)} are not registered with pettingzoo.make; "
@@ -71,4 +76,4 @@ def register_gymnasium() -> None:
         )
 
 
-__all__ = ["ENV_ID", "ENV_IDS", "make", "register", "register_gymnasium"]
+__all__ = ["ENV_ID", "ENV_IDS", "has_registry", "make", "register", "register_gymnasium"]

@@ -18,6 +18,7 @@ from pettingzoo import AECEnv, ParallelEnv
 
 import alem_core
 import alem_pz
+from alem_pz.envs import registration
 from alem_pz.envs.parallel import AlemParallelEnv, compiled_core
 from tests.pz.conftest import SMALL, small_kwargs
 
@@ -417,7 +418,7 @@ def test_supersuit_vector_env_smoke(make_env):
 
 
 @pytest.mark.skipif(
-    not hasattr(pettingzoo, "parallel_registry"),
+    not registration.has_registry(),
     reason="PettingZoo < 1.27 has no registry (alem admits 1.24-1.26 for AgileRL)",
 )
 def test_pettingzoo_make_both_types():
@@ -432,8 +433,6 @@ def test_pettingzoo_make_both_types():
 def test_register_without_a_pettingzoo_registry_warns_and_registers_nothing(monkeypatch):
     """PettingZoo 1.24-1.26 (AgileRL's pin) has no ``parallel_registry``: importing alem there
     must warn, not fail, and ``alem_pz.make`` must still build envs."""
-    from alem_pz.envs import registration
-
     monkeypatch.delattr(pettingzoo, "parallel_registry", raising=False)
     monkeypatch.setattr(pettingzoo, "__version__", "1.26.1")
     with pytest.warns(UserWarning, match=r"PettingZoo 1\.26\.1 has no environment registry"):
