@@ -18,12 +18,10 @@ find_python() {
   return 0
 }
 
-# readme_on_python VERSION [CACHE]: the README's test command, word for word, in a fresh clone of
-# this checkout's HEAD with python3 = Python VERSION. CACHE, a compilation cache directory, is
-# hard-linked into the clone first, as a contributor's earlier run would have left it (the cache
-# key holds jaxlib's version, not Python's). Skips, saying so, where there is no such Python.
+# readme_on_python VERSION: the README's test command, word for word, in a fresh clone of this
+# checkout's HEAD with python3 = Python VERSION. Skips, saying so, where there is no such Python.
 readme_on_python() {
-  local version="$1" cache="${2:-}" python work command status=0
+  local version="$1" python work command status=0
   python="$(find_python "$version")"
   if [ -z "$python" ]; then
     echo "no Python $version on PATH or under pyenv: its run of the test command is SKIPPED"
@@ -31,7 +29,6 @@ readme_on_python() {
   fi
   work="$(mktemp -d)"
   git clone -q "$(pwd)" "$work/alem"
-  if [ -n "$cache" ] && [ -d "$cache" ]; then cp -al "$cache" "$work/alem/.jax_cache"; fi
   mkdir "$work/bin" && ln -s "$python" "$work/bin/python3"
   command="$(readme_test_command)"
   echo "+ (Python $version) $command"

@@ -11,8 +11,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # By default JAX also points XLA's GPU autotuning cache into the compilation cache's directory,
 # and that path then enters every program's cache key: a copy of the cache under another path
-# (another checkout, CI's Python 3.13 run) missed every entry (2026-12-05: the 3.11 suite
-# compiled 2,022 programs again on a copy). The tests run on the CPU, where that cache does
+# (another checkout's) missed every entry (2026-12-05: the suite compiled 2,022 programs again
+# on a copy). The tests run on the CPU, where that cache does
 # nothing. Set in the environment before JAX starts, so that the subprocesses sharing the cache
 # (notebooks, bench scripts, the env's tier-up helper) key their programs the same way.
 os.environ.setdefault("JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES", "")
