@@ -27,12 +27,15 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES", "")
 # to any flags the caller set, before JAX starts; subprocesses (notebook kernels, the sharding
 # test) inherit them. ALEM_TEST_XLA_OPT=1 runs the suite with XLA's defaults instead.
 # jaxlib 0.11 dropped the emitters' switch, and XLA aborts the process on an unknown flag.
+# Each flag is added once: a subprocess that imports this module again (the sharding test) must
+# hash the same XLA_FLAGS as its parent, or none of the parent's cached programs is its own.
 _JAXLIB = tuple(int(part) for part in version("jaxlib").split(".")[:2])
 if os.environ.get("ALEM_TEST_XLA_OPT") != "1":
-    flags = [os.environ.get("XLA_FLAGS", ""), "--xla_backend_optimization_level=0"]
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    wanted = ["--xla_backend_optimization_level=0"]
     if _JAXLIB < (0, 11):
-        flags.append("--xla_cpu_use_fusion_emitters=false")
-    os.environ["XLA_FLAGS"] = " ".join(flags).strip()
+        wanted.append("--xla_cpu_use_fusion_emitters=false")
+    os.environ["XLA_FLAGS"] = " ".join(flags + [flag for flag in wanted if flag not in flags])
 
 # The PettingZoo env's default-compiled step (alem_pz/envs/kernels.py) comes from a helper process
 # after 200 steps of a shape; here it would only add compiles. Its own test turns it on.
