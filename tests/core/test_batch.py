@@ -35,9 +35,9 @@ def masked_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.array([[rng.choice(np.flatnonzero(m)) for m in world] for world in mask], np.int32)
 
 
-def play(seed: int, calls: int = CALLS, action_seed: int = 0) -> list[dict]:
+def play(seed: int, calls: int = CALLS, action_seed: int = 0, worlds: int = N) -> list[dict]:
     """Host copies of the reset output and of ``calls`` steps of masked random play."""
-    runner = BatchRunner(N, PARAMS, SMALL)
+    runner = BatchRunner(worlds, PARAMS, SMALL)
     outs = [jax.device_get(runner.reset(seed)._asdict())]
     rng = np.random.default_rng(action_seed)
     for _ in range(calls):
@@ -158,7 +158,7 @@ SHARDED_SCRIPT = textwrap.dedent(
     from alem_core.testing import SMALL
     assert jax.local_device_count() == 2, jax.local_devices()
     folder = Path(sys.argv[1])
-    runner = BatchRunner(2, alem_core.make_params("medium", max_timesteps=4), SMALL)
+    runner = BatchRunner(4, alem_core.make_params("medium", max_timesteps=4), SMALL)
     outs = [runner.reset(3)]
     for actions in np.load(folder / "actions.npy"):
         outs.append(runner.step(actions))
@@ -172,11 +172,10 @@ SHARDED_SCRIPT = textwrap.dedent(
 
 @pytest.mark.slow
 def test_sharded_over_two_cpu_devices_equals_unsharded(tmp_path):
-    """Two CPU devices, one world on each, give the outputs one device gives for the same seed
-    and actions. Two devices need a fresh process (XLA's host-device-count flag); the one-device
-    reference runs here, on the programs the other tests compiled, so only the sharded ones
-    compile there."""
-    plain = play(seed=3)
+    """Four worlds on two CPU devices (two on each) give the outputs one device gives for the
+    same seed and actions. Two devices need a fresh process (XLA's host-device-count flag); the
+    one-device reference runs here, so only the sharded programs compile there."""
+    plain = play(seed=3, worlds=4)
     np.save(tmp_path / "actions.npy", np.stack([out["actions"] for out in plain[1:]]))
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     flags = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
