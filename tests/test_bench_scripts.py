@@ -140,3 +140,17 @@ def test_every_record_is_indexed_by_the_tool_that_wrote_it():
     records = [p.name for p in (ROOT / "bench" / "records").iterdir() if p.suffix != ".md"]
     unindexed = [r for r in records if not any(fnmatch.fnmatch(r, p) for p in patterns)]
     assert unindexed == []
+
+
+def test_the_digest_comparison_names_the_first_step_and_leaves_that_differ(capsys):
+    """``python -m bench.digest --compare``: equal runs pass; a run that parts at one step is
+    named there, with the leaves that differ, and fails."""
+    from bench import digest
+
+    run = [{"obs": "a", "state.x": "b"}, {"obs": "c", "state.x": "d"}]
+    assert digest.compare(run, [dict(step) for step in run]) == 0
+    changed = [run[0], {"obs": "c", "state.x": "e"}]
+    assert digest.compare(run, changed) == 1
+    out = capsys.readouterr().out
+    assert "first difference at step 1" in out and "state.x" in out
+    assert digest.compare(run, run[:1]) == 1
