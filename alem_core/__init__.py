@@ -25,7 +25,15 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _distribution_version
 
 from alem_core import drills
-from alem_core.api import observe, reset, seed_key, step, transition
+from alem_core.api import (
+    WORLD_VERSION,
+    observe,
+    reset,
+    seed_key,
+    step,
+    transition,
+    world_version_mismatch,
+)
 from alem_core.batch.auto_reset import Batch, BatchOutput
 from alem_core.batch.runner import BatchRunner
 from alem_core.constants import Achievement, Action, Block, Inv, Item, Role
@@ -40,6 +48,7 @@ except PackageNotFoundError:  # a source tree used without installing it
     __version__ = "0+unknown"
 
 __all__ = [
+    "WORLD_VERSION",
     "Achievement",
     "Action",
     "Batch",
@@ -63,4 +72,5 @@ __all__ = [
     "seed_key",
     "step",
     "transition",
+    "world_version_mismatch",
 ]

@@ -25,8 +25,27 @@ from alem_core.params import Params, StaticParams
 from alem_core.pipeline import transition as pipeline_transition
 from alem_core.rules.difficulty import episode_params, sample_alpha
 from alem_core.state import State
-from alem_core.worldgen import generate_world, split_reset_key
+from alem_core.worldgen import generate_world, reset_draws
 from alem_core.worldgen.initial import initial_state, rolled_mobs
+
+WORLD_VERSION = 2
+"""Which episode a key plays. Raised whenever a change of the random streams or of the state's
+layout makes a seed play a different episode or a saved state stop fitting (CHANGELOG); what
+stores states or seeds for replay (game records, trainer checkpoints) writes it and refuses a
+file of another version with a clear error. 2: the reset draws α, potions, coordination tasks,
+sites and slot rolls in one draw (a seed's terrain is unchanged)."""
+
+
+def world_version_mismatch(saved: int | None) -> str | None:
+    """Why a file saved under ``WORLD_VERSION`` ``saved`` (None: saved before the version was
+    stored, which is version 1) cannot be replayed or resumed here; None when it can."""
+    saved = 1 if saved is None else saved
+    if saved == WORLD_VERSION:
+        return None
+    return (
+        f"saved with world version {saved}, and this alem plays world version {WORLD_VERSION}: "
+        "the same seed now plays another episode (CHANGELOG)"
+    )
 
 
 def check_key(key: jax.Array, name: str = "key") -> None:
@@ -61,11 +80,12 @@ def check_actions(actions: jax.Array, static: StaticParams) -> None:
 def game_reset(key: jax.Array, params: Params, static: StaticParams) -> tuple[jax.Array, State]:
     """The full game: generate every floor and place the team on floor 0
     (docs/rules/world.md#initial-state)."""
-    k_world, k_mobs = jax.random.split(key)
-    alpha = sample_alpha(split_reset_key(k_world)["alpha"], params)
+    k_world, k_draws = jax.random.split(key)
+    draws = reset_draws(k_draws, static)
+    alpha = sample_alpha(draws["alpha"], params)
     params = episode_params(params, alpha)
-    world = generate_world(k_world, params, static)
-    state = initial_state(world, rolled_mobs(k_mobs, params, static), params, static, alpha)
+    world = generate_world(k_world, params, static, draws)
+    state = initial_state(world, rolled_mobs(draws, params, static), params, static, alpha)
     return observation(state, params, static), state
 
 

@@ -1,4 +1,5 @@
-"""The step's randomness: one uniform draw per step, cut into the named blocks systems read.
+"""The step's and the reset's randomness: one uniform draw each, cut into the named blocks that
+systems and generators read.
 
 Every random decision of a step reads uniforms in [0, 1) from ``Draws``, a dict of named blocks
 cut from a single ``jax.random.uniform`` call. On the CPU each threefry call compiles into a
@@ -9,8 +10,12 @@ Each system that draws declares its blocks next to its rules (a module-level ``D
 ``DrawBlock``), and ``pipeline.DRAW_BLOCKS`` gathers them in stage order. A system takes the
 whole ``Draws`` (``pipeline.System``) and reads only its own blocks, so adding a block changes no
 other system's signature. The blocks are independent uniforms, as separate keys gave, but the
-streams differ from the earlier one key per stage: since 2026-12-03 a given key plays a
-different episode than it did before (CHANGELOG).
+streams differ from the earlier one key per stage (CHANGELOG).
+
+The reset works the same way: each floor generator draws its floor's uniforms in one call
+(``draw_uniforms``), and everything else a new episode rolls (α, the potion permutation, the
+coordination tasks, the construction sites, the elite and large mob slots) comes from one draw
+cut into ``worldgen.RESET_DRAW_BLOCKS``.
 """
 
 from __future__ import annotations
@@ -28,10 +33,18 @@ Draws = dict[str, jax.Array]
 
 
 class DrawBlock(NamedTuple):
-    """One block of a step's draw: its shape for the static params, and what reads it."""
+    """One block of a step's (or a reset's) draw: its shape for the static params, and what
+    reads it. A ``per_floor`` block has that shape on every floor: it is drawn as
+    (L, *shape), floor by floor (``draw_step``)."""
 
     shape: Callable[[StaticParams], tuple[int, ...]]
     reader: str
+    per_floor: bool = False
+
+    def full_shape(self, static: StaticParams) -> tuple[int, ...]:
+        """The block's shape as drawn: (L, *shape) for a per-floor block."""
+        floors = (static.num_levels,) if self.per_floor else ()
+        return (*floors, *self.shape(static))
 
 
 def per_player(reader: str) -> DrawBlock:
@@ -51,9 +64,10 @@ def merge_blocks(*tables: dict[str, DrawBlock]) -> dict[str, DrawBlock]:
     return merged
 
 
-def draw_step(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams) -> Draws:
-    """All of a step's uniforms from ``key`` in one call, cut into ``blocks`` in their order."""
-    shapes = {name: block.shape(static) for name, block in blocks.items()}
+def draw_uniforms(key: jax.Array, shapes: dict[str, tuple[int, ...]]) -> Draws:
+    """Uniforms in [0, 1) of the given shapes, in order, cut from one ``jax.random.uniform``
+    call: the one place alem turns a key into many random numbers (each further call site is
+    a threefry loop of its own in the compiled program)."""
     sizes = [int(np.prod(shape)) for shape in shapes.values()]
     flat = jax.random.uniform(key, (sum(sizes),))
     ends = np.cumsum(sizes)
@@ -61,3 +75,24 @@ def draw_step(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams
         name: flat[end - size : end].reshape(shape)
         for (name, shape), size, end in zip(shapes.items(), sizes, ends, strict=True)
     }
+
+
+def draw_step(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams) -> Draws:
+    """All of a step's (or a reset's) uniforms from ``key`` in one call, cut into ``blocks``:
+    the blocks of the whole world first, in their order, then floor after floor the per-floor
+    blocks of that floor. Uniforms of a threefry draw depend only on their place in it, so
+    floor l's uniforms are the same whatever the number of floors: a world of fewer floors
+    draws the first floors of the full one."""
+    whole = {n: b.shape(static) for n, b in blocks.items() if not b.per_floor}
+    floor = {n: b.shape(static) for n, b in blocks.items() if b.per_floor}
+    flat = draw_uniforms(key, {**whole, "per_floor": (static.num_levels, _size(floor))})
+    rows = flat.pop("per_floor")
+    ends = np.cumsum([_size({n: shape}) for n, shape in floor.items()])
+    for (name, shape), end in zip(floor.items(), ends, strict=True):
+        start = end - _size({name: shape})
+        flat[name] = rows[:, start:end].reshape(static.num_levels, *shape)
+    return {name: flat[name] for name in blocks}
+
+
+def _size(shapes: dict[str, tuple[int, ...]]) -> int:
+    return sum(int(np.prod(shape)) for shape in shapes.values())

@@ -23,6 +23,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+import alem_core
 from alem_core.compilation_cache import enable_default_cache
 from alem_pz.progress import bar as progress_bar
 from alem_train import checkpoint
@@ -74,14 +75,27 @@ def _rows(metrics: dict, first_update: int, config: PPOConfig, seconds: float) -
 
 
 def _resume(config: PPOConfig, args: argparse.Namespace):
-    state = init_train_state(jax.random.key(args.seed), config)
     saved = args.out / "state.npz"
+    previous = _saved_run(config, args) if saved.exists() else {}
+    state = init_train_state(jax.random.key(args.seed), config)
     if not saved.exists():
         return state, 0.0
+    return checkpoint.load_tree(saved, state), float(previous.get("seconds", 0.0))
+
+
+def _saved_run(config: PPOConfig, args: argparse.Namespace) -> dict:
+    """The saved run's ``config.json``, checked before anything compiles: a run of another
+    config, seed or world version cannot be resumed here."""
     previous = json.loads((args.out / "config.json").read_text())
+    why = alem_core.world_version_mismatch(previous.get("world_version"))
+    if why:
+        raise ValueError(
+            f"{args.out}: {why}; resume it with the alem release that started it, or use a new "
+            "--out"
+        )
     if previous["config"] != dataclasses.asdict(config) or previous.get("seed") != args.seed:
         raise ValueError(f"{args.out} holds a run with another config or seed; use a new --out")
-    return checkpoint.load_tree(saved, state), float(previous.get("seconds", 0.0))
+    return previous
 
 
 def _run_log(config: PPOConfig, args: argparse.Namespace):
@@ -130,7 +144,11 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
         if (i + 1) % args.checkpoint_every == 0 or i + 1 == calls:
             checkpoint.save_tree(args.out / "state.npz", state)
             checkpoint.save_policy(args.out / "policy.npz", state.params["actor"], config.players)
-            checkpoint.write_config(args.out, config, {"seed": args.seed, "seconds": seconds})
+            checkpoint.write_config(
+                args.out,
+                config,
+                {"seed": args.seed, "seconds": seconds, "world_version": alem_core.WORLD_VERSION},
+            )
     handle.close()
     bar.close()
     if log:

@@ -14,12 +14,19 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from alem_core.draws import DrawBlock
 from alem_core.params import SCALED_BY_ALPHA, Params, alpha_derived
 
+DRAWS = {"alpha": DrawBlock(lambda s: (), "α of the episode, when randomised")}
+"""The reset's uniforms this rule reads (``alem_core/draws.py``)."""
 
-def sample_alpha(key: jax.Array, params: Params) -> jax.Array:
-    """() float32 α of a new episode: U[alpha_min, alpha_max] if randomised, else params.alpha."""
-    drawn = jax.random.uniform(key, (), jnp.float32, params.alpha_min, params.alpha_max)
+
+def sample_alpha(u: jax.Array, params: Params) -> jax.Array:
+    """() float32 α of a new episode from the uniform ``u``: U[alpha_min, alpha_max] if
+    randomised, else params.alpha."""
+    low = jnp.asarray(params.alpha_min, jnp.float32)
+    high = jnp.asarray(params.alpha_max, jnp.float32)
+    drawn = jnp.clip(low + u * (high - low), low, high)
     return jnp.where(params.randomize_alpha, drawn, jnp.asarray(params.alpha, jnp.float32))
 
 

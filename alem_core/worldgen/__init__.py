@@ -18,18 +18,29 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from alem_core.draws import DrawBlock, Draws, draw_step, merge_blocks
 from alem_core.params import Params, StaticParams
-from alem_core.rules import tables
+from alem_core.rules import difficulty, tables
 from alem_core.state import FloorMaps, World, to_light
+from alem_core.worldgen import coordination, initial
 from alem_core.worldgen.biomes import NOISE_BIOMES, NOISE_FLOORS
 from alem_core.worldgen.coordination import coordination_layers
 from alem_core.worldgen.dungeon import DUNGEON_CONFIGS, DUNGEON_FLOORS, dungeon_floor
 from alem_core.worldgen.initial import potion_permutation, spawn_positions
 from alem_core.worldgen.smooth import smooth_floor
 
-KEY_SLOTS = ("alpha", "noise_floors", "room_floors", "potions", "coordination", "sites")
-"""Fixed order of the reset key split (docs/rules/engine.md#keys-and-structure). Slots not used yet
-are still drawn, so adding a later stage never changes the worlds that existing seeds produce."""
+KEY_SLOTS = ("draws", "noise_floors", "room_floors", "spare_3", "spare_4", "spare_5")
+"""Fixed order of the world key's split (docs/rules/engine.md#keys-and-structure): one key per
+floor generator, and the key of the rolls (``RESET_DRAW_BLOCKS``) of a world generated alone
+(``reset`` draws them from a key of its own, so it splits the world key once). The three spare
+slots are still split, so each floor keeps the key it had when α, the potions, the
+coordination maps and the sites drew from slots of their own: a seed's terrain is unchanged."""
+
+RESET_DRAW_BLOCKS: dict[str, DrawBlock] = merge_blocks(
+    difficulty.DRAWS, initial.DRAWS, coordination.DRAWS
+)
+"""Every block of the reset's one draw (``alem_core/draws.py``): what a new episode rolls
+besides its terrain, gathered from the modules that read them."""
 
 INITIAL_DAYLIGHT = 1.0 - abs(math.cos(math.pi * 0.3)) ** 3
 """Day curve ``1 - |cos(pi (t / 300 + 0.3))|^3`` at t = 0 (about 0.80,
@@ -39,6 +50,18 @@ docs/rules/engine.md#day-and-night)."""
 def split_reset_key(key: jax.Array) -> dict[str, jax.Array]:
     """One subkey per entry of ``KEY_SLOTS``."""
     return dict(zip(KEY_SLOTS, jax.random.split(key, len(KEY_SLOTS)), strict=True))
+
+
+def reset_draws(key: jax.Array, static: StaticParams) -> Draws:
+    """The reset's one draw from ``key``, cut into ``RESET_DRAW_BLOCKS``. ``reset`` draws it
+    from the second half of its first split; a world generated alone (``draws=None``) from
+    the ``"draws"`` slot of its own key."""
+    return draw_step(key, RESET_DRAW_BLOCKS, static)
+
+
+def _own_draws(key: jax.Array, static: StaticParams) -> Draws:
+    """The rolls of a world generated alone from ``key``."""
+    return reset_draws(split_reset_key(key)["draws"], static)
 
 
 class Floors(NamedTuple):
@@ -96,16 +119,20 @@ def _in_floor_order(stacks: list[jax.Array], kinds: tuple, levels: int) -> jax.A
     return joined if (order == np.arange(levels)).all() else joined[order]
 
 
-def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Floors:
+def generate_floors(
+    key: jax.Array, params: Params, static: StaticParams, draws: Draws | None = None
+) -> Floors:
     """All floors' maps (docs/rules/world.md, docs/rules/coordination.md#synchronous-mining to
     docs/rules/coordination.md#construction-sites) from the reset key's slots.
 
     Noise floors and room dungeons are each generated in one vmapped call and spliced into
     floor order; then the coordination tasks and construction sites are drawn on every floor.
     Sites never cover a cell where players stand on arrival (``_arrival_cells``): a solid site
-    there would trap them.
+    there would trap them. ``draws`` are the reset's one draw (``reset_draws``); without them
+    the world rolls its own from ``key``.
     """
     keys = split_reset_key(key)
+    draws = reset_draws(keys["draws"], static) if draws is None else draws
     kinds = (
         (smooth_floor, keys["noise_floors"], NOISE_BIOMES, NOISE_FLOORS),
         (dungeon_floor, keys["room_floors"], DUNGEON_CONFIGS, DUNGEON_FLOORS),
@@ -116,7 +143,7 @@ def generate_floors(key: jax.Array, params: Params, static: StaticParams) -> Flo
         for i in range(4)
     )
     block, coord, soft = coordination_layers(
-        keys["coordination"], block, params, static, keys["sites"], _arrival_cells(cells, static)
+        draws, block, params, static, _arrival_cells(cells, static)
     )
     ladders = cells.reshape(static.num_levels, 2, static.player_count, 2)
     return Floors(block, item, light, coord, soft, ladders)
@@ -145,7 +172,9 @@ def _arrival_cells(cells: jax.Array, static: StaticParams) -> jax.Array:
     return jnp.zeros((levels, *static.map_size), bool).at[index].set(True, mode="drop")
 
 
-def generate_world(key: jax.Array, params: Params, static: StaticParams) -> World:
+def generate_world(
+    key: jax.Array, params: Params, static: StaticParams, draws: Draws | None = None
+) -> World:
     """Generate all ``static.num_levels`` floors and the team-wide world values of step 0.
 
     Jit with ``static`` static; vmap over ``key``.
@@ -155,13 +184,15 @@ def generate_world(key: jax.Array, params: Params, static: StaticParams) -> Worl
         params: gameplay parameters, with the episode's α-derived values already applied
             (``difficulty.episode_params``).
         static: shapes (map size, floors, players).
+        draws: the reset's one draw (``reset_draws``); without them the world rolls its own
+            from ``key``.
 
     Returns:
         The step-0 ``World``: floor 0, kills[0] = 10 so the overworld ladder is open, daylight of
         t = 0 and a random potion permutation.
     """
-    keys = split_reset_key(key)
-    floors = generate_floors(key, params, static)
+    draws = _own_draws(key, static) if draws is None else draws
+    floors = generate_floors(key, params, static, draws)
     kills = jnp.zeros((static.num_levels,), jnp.int32)
     maps = FloorMaps(
         block=floors.block,
@@ -176,8 +207,16 @@ def generate_world(key: jax.Array, params: Params, static: StaticParams) -> Worl
         ladders=floors.ladders,
         kills=kills.at[0].set(tables.OVERWORLD_INITIAL_KILLS),
         daylight=jnp.asarray(INITIAL_DAYLIGHT, jnp.float32),
-        potion_effect=potion_permutation(keys["potions"]),
+        potion_effect=potion_permutation(draws["potions"]),
     )
 
 
-__all__ = ["KEY_SLOTS", "Floors", "generate_floors", "generate_world", "split_reset_key"]
+__all__ = [
+    "KEY_SLOTS",
+    "RESET_DRAW_BLOCKS",
+    "Floors",
+    "generate_floors",
+    "generate_world",
+    "reset_draws",
+    "split_reset_key",
+]

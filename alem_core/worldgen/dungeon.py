@@ -26,8 +26,9 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Block, Item
+from alem_core.draws import draw_uniforms
 from alem_core.params import StaticParams
-from alem_core.worldgen.smooth import uniform_draws, write_ladders
+from alem_core.worldgen.smooth import write_ladders
 
 B = Block
 
@@ -313,7 +314,7 @@ def dungeon_floor(
         ``(block, item, light, cells)``: (H, W) int32 blocks, (H, W) int32 items (torches and
         ladders), (H, W) float32 light, and the (2P, 2) ladder cells (P down, then P up).
     """
-    draws = uniform_draws(key, draw_shapes(static))
+    draws = draw_uniforms(key, draw_shapes(static))
     corner, size = room_rectangles(draws, static)
     block, item = rooms_and_furniture(draws, corner, size, config, static)
     block = corridors(block, corner, corridor_sinks(draws["corridor"]))
@@ -331,6 +332,6 @@ def room_layout(key: jax.Array, static: StaticParams) -> tuple[jax.Array, jax.Ar
 
     For inspection and tests: the same draws as the generator, without building the maps.
     """
-    draws = uniform_draws(key, draw_shapes(static))
+    draws = draw_uniforms(key, draw_shapes(static))
     corner, size = room_rectangles(draws, static)
     return corner, size, corridor_sinks(draws["corridor"])

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import MAX_INVENTORY, NUM_ACHIEVEMENTS, NUM_INV, NUM_POTIONS, Inv
+from alem_core.draws import DrawBlock, Draws
 from alem_core.params import Params, StaticParams
 from alem_core.rules.survival_tables import STARTING
 from alem_core.state import (
@@ -93,9 +94,9 @@ def empty_mobs(static: StaticParams) -> Mobs:
     """All mob and projectile slots free; per-player caps times P slots per floor."""
     p, levels = static.player_count, static.num_levels
     return Mobs(
-        melee=zeros_entities(levels, static.max_melee_mobs * p),
-        passive=zeros_entities(levels, static.max_passive_mobs * p),
-        ranged=zeros_entities(levels, static.max_ranged_mobs * p),
+        melee=zeros_entities(levels, slots(static, "melee")),
+        passive=zeros_entities(levels, slots(static, "passive")),
+        ranged=zeros_entities(levels, slots(static, "ranged")),
         mob_projectiles=zeros_entities(levels, static.max_mob_projectiles * p),
         player_projectiles=zeros_entities(levels, static.max_player_projectiles * p),
     )
@@ -131,13 +132,38 @@ def initial_state(
     )
 
 
-def potion_permutation(key: jax.Array) -> jax.Array:
-    """(6,) random map potion colour -> effect."""
-    return jax.random.permutation(key, NUM_POTIONS).astype(jnp.int32)
+def slots(static: StaticParams, name: str) -> int:
+    """Slots per floor of a mob class (``"melee"``, ``"passive"``, ``"ranged"``): its per-player
+    cap times P."""
+    return getattr(static, f"max_{name}_mobs") * static.player_count
+
+
+SLOT_ROLLS = ("elite", "hard", "needs_all")
+"""The uniforms of one pre-rolled mob slot, in block order."""
+
+DRAWS = {
+    "potions": DrawBlock(lambda s: (NUM_POTIONS,), "potion permutation: one per colour"),
+    **{
+        f"{name}_slots": DrawBlock(
+            lambda s, name=name: (len(SLOT_ROLLS), slots(s, name)),
+            f"{name} slots: per slot and floor, elite (or large), hard, all agents needed",
+            per_floor=True,
+        )
+        for name in ("melee", "passive", "ranged")
+    },
+}
+"""The reset's uniforms these rolls read (``alem_core/draws.py``)."""
+
+
+def potion_permutation(u: jax.Array) -> jax.Array:
+    """(6,) random map potion colour -> effect from six uniforms: each colour's effect is the
+    rank of its uniform, a uniformly random permutation (ties have probability 0) without a
+    sort."""
+    return (u[None, :] < u[:, None]).sum(axis=1).astype(jnp.int32)
 
 
 def roll_slot_status(
-    key: jax.Array,
+    u: jax.Array,
     entities: Entities,
     base_probability: jax.Array,
     floor_bonus: float,
@@ -145,19 +171,20 @@ def roll_slot_status(
     static: StaticParams,
 ) -> Entities:
     """Pre-roll the elite/large status of every slot on every floor
-    (docs/rules/coordination.md#elite-and-large-mobs).
+    (docs/rules/coordination.md#elite-and-large-mobs) from the uniforms ``u`` (L, 3, S) of
+    ``SLOT_ROLLS``.
 
     Elite w.p. ``base_probability + floor_bonus * floor``; hard w.p. ``hard_mob_probability``;
     required attackers P w.p. ``p_max_agents`` else 2 (0 for normal slots). Only rolled with
     coordination on: the coordination-free game has no elite mobs.
     """
     shape = entities.alive.shape
-    k_elite, k_hard, k_all = jax.random.split(key, 3)
+    u = jnp.moveaxis(u, 1, 0)  # (3, L, S)
     floors = jnp.arange(shape[0], dtype=jnp.float32)[:, None]
     chance = jnp.clip(base_probability + floor_bonus * floors, 0.0, 1.0)
-    elite = (jax.random.uniform(k_elite, shape) < chance) & params.coordination_enabled
-    hard = elite & (jax.random.uniform(k_hard, shape) < params.hard_mob_probability)
-    needs_all = jax.random.uniform(k_all, shape) < params.p_max_agents
+    elite = (u[0] < chance) & params.coordination_enabled
+    hard = elite & (u[1] < params.hard_mob_probability)
+    needs_all = u[2] < params.p_max_agents
     # Strong int32: a weak-typed leaf would make states from reset and from elsewhere (packed
     # buffers, hand-built tests) compile the step twice.
     required = jnp.where(elite, jnp.where(needs_all, static.player_count, 2), 0)
@@ -165,19 +192,17 @@ def roll_slot_status(
     return dataclasses.replace(entities, elite=elite, hard=hard, required=required)
 
 
-def rolled_mobs(key: jax.Array, params: Params, static: StaticParams) -> Mobs:
+def rolled_mobs(draws: Draws, params: Params, static: StaticParams) -> Mobs:
     """Empty mob slots whose elite (melee, ranged) and large (passive) status is pre-rolled."""
     mobs = empty_mobs(static)
-    k_melee, k_passive, k_ranged = jax.random.split(key, 3)
+    elite, large = params.elite_mob_probability, params.large_passive_probability
+    rolls = {"melee": (elite, 0.05), "passive": (large, 0.0), "ranged": (elite, 0.05)}
     return dataclasses.replace(
         mobs,
-        melee=roll_slot_status(
-            k_melee, mobs.melee, params.elite_mob_probability, 0.05, params, static
-        ),
-        passive=roll_slot_status(
-            k_passive, mobs.passive, params.large_passive_probability, 0.0, params, static
-        ),
-        ranged=roll_slot_status(
-            k_ranged, mobs.ranged, params.elite_mob_probability, 0.05, params, static
-        ),
+        **{
+            name: roll_slot_status(
+                draws[f"{name}_slots"], getattr(mobs, name), base, bonus, params, static
+            )
+            for name, (base, bonus) in rolls.items()
+        },
     )

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alem_core.constants import Block, Item
+from alem_core.draws import draw_uniforms
 from alem_core.params import StaticParams
 from alem_core.worldgen.biomes import Biome
 from alem_core.worldgen.initial import spawn_positions
@@ -87,24 +88,9 @@ def draw_shapes(static: StaticParams) -> dict[str, tuple[int, ...]]:
     }
 
 
-def uniform_draws(key: jax.Array, shapes: dict[str, tuple[int, ...]]) -> dict[str, jax.Array]:
-    """Uniform [0, 1) arrays of the given shapes, in order, from a single PRNG call.
-
-    One call instead of a dozen because on CPU each PRNG call site adds about a second of XLA
-    compile time, while the number of values drawn barely matters.
-    """
-    sizes = [math.prod(shape) for shape in shapes.values()]
-    flat = jax.random.uniform(key, (sum(sizes),))
-    ends = np.cumsum(sizes)
-    return {
-        name: flat[end - size : end].reshape(shape)
-        for (name, shape), size, end in zip(shapes.items(), sizes, ends, strict=True)
-    }
-
-
 def floor_draws(key: jax.Array, static: StaticParams) -> dict[str, jax.Array]:
     """All uniform [0, 1) numbers of one noise floor (``draw_shapes``), from one PRNG call."""
-    return uniform_draws(key, draw_shapes(static))
+    return draw_uniforms(key, draw_shapes(static))
 
 
 def noise_fields(

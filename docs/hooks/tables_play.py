@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 from tables_world import md_table
 
-from alem_core import constants, params, pipeline
+from alem_core import constants, params, pipeline, worldgen
 from alem_core.constants import action_label
 from alem_core.observation import map_view, vector
 from alem_core.rules import specialisation as spec
@@ -155,8 +155,18 @@ def draw_blocks() -> str:
     """The blocks of a step's one random draw, their shapes for the default world, who reads."""
     static = params.StaticParams()
     rows = [
-        (f"`{name}`", " x ".join(map(str, block.shape(static))), block.reader)
+        (f"`{name}`", " x ".join(map(str, block.full_shape(static))), block.reader)
         for name, block in pipeline.DRAW_BLOCKS.items()
+    ]
+    return md_table(("block", "shape (default world)", "read by"), rows)
+
+
+def reset_draw_blocks() -> str:
+    """The blocks of the reset's one random draw, their shapes for the default world, who reads."""
+    static = params.StaticParams()
+    rows = [
+        (f"`{name}`", " x ".join(map(str, block.full_shape(static))) or "1", block.reader)
+        for name, block in worldgen.RESET_DRAW_BLOCKS.items()
     ]
     return md_table(("block", "shape (default world)", "read by"), rows)
 
@@ -217,6 +227,7 @@ GENERATORS = {
     "alpha_derived": alpha_derived,
     "pipeline": pipeline_stages,
     "draw_blocks": draw_blocks,
+    "reset_draw_blocks": reset_draw_blocks,
     "keys": key_table,
     "static_params": static_params,
     "env_kwargs": env_kwargs,

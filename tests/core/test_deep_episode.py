@@ -32,7 +32,8 @@ def _fight_or_hit(state) -> np.ndarray:
     """Each player goes for the nearest melee mob, or the Necromancer once no mob is left:
     beside a target and facing it, Do; beside it but facing away, step back (the next move
     toward it turns the player to face it: god mode walks through everything, so turning in
-    place is not available); otherwise a step toward the nearest target."""
+    place is not available; at the map's edge the step away goes sideways); otherwise a step
+    toward the nearest target."""
     players = jax.device_get(state.players)
     melee = jax.device_get(state.mobs.melee)
     block = np.asarray(state.world.block)
@@ -46,10 +47,22 @@ def _fight_or_hit(state) -> np.ndarray:
         if FACED[int(facing)] in beside:
             actions.append(Action.DO)
         elif beside:
-            actions.append(TOWARD[(-beside[0][0], -beside[0][1])])
+            actions.append(_step_away(pos, beside[0]))
         else:
             actions.append(_toward_nearest(pos, targets))
     return np.asarray(actions, np.int32)
+
+
+def _step_away(pos: np.ndarray, toward: tuple[int, int]) -> int:
+    """A move away from the target beside ``pos`` in direction ``toward``: back, or sideways
+    where back is off the map (a move off the map fails, and the player would never turn)."""
+    back = (-toward[0], -toward[1])
+    sideways = [(toward[1], toward[0]), (-toward[1], -toward[0])]
+    for step in (back, *sideways):
+        cell = np.add(pos, step)
+        if (cell >= 0).all() and (cell < STATIC.map_size).all():
+            return TOWARD[step]
+    return Action.NOOP
 
 
 def _toward_nearest(pos: np.ndarray, targets: list[tuple[int, int]]) -> int:

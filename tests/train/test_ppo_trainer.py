@@ -100,3 +100,18 @@ def test_bad_config_is_named():
         PPOConfig(algo="qmix")
     with pytest.raises(ValueError, match="num_minibatches"):
         PPOConfig(num_worlds=3, num_steps=3, num_minibatches=2)
+
+
+def test_a_run_of_another_world_version_is_not_resumed(tmp_path):
+    """A run directory saved before the reset's draws changed (no ``world_version``: version 1)
+    is refused with the reason, before anything compiles."""
+    import argparse
+    import json
+
+    from alem_train import run_ppo
+
+    (tmp_path / "state.npz").write_bytes(b"")
+    (tmp_path / "config.json").write_text(json.dumps({"config": {}, "seed": 0}))
+    args = argparse.Namespace(out=tmp_path, seed=0)
+    with pytest.raises(ValueError, match="world version 1"):
+        run_ppo._resume(PPOConfig(algo="ippo", **TINY), args)

@@ -4,7 +4,9 @@ Lines, one JSON object each (``"type"`` says which):
 
 * ``header``: ``seed``, ``players``, ``difficulty``, ``comm_channels``, ``max_steps``, ``static``
   (every ``StaticParams`` field), ``tick_ms``, ``ai``, ``seats`` and ``digest`` (of the state
-  after reset), plus ``version`` and ``started`` (wall-clock time);
+  after reset), plus ``version`` (of the file format), ``world_version``
+  (``alem_core.WORLD_VERSION``: a record replays only under the same one) and ``started``
+  (wall-clock time);
 * ``step`` (one per world step): ``t``, every seat's ``actions`` and ``who`` chose it
   (``human``, ``ai:SPEC``, ``ai:SPEC (took over)``, ``noop:no-choice``, ``noop:cannot-act``),
   ``reaction_ms`` (server: view sent to action received), ``client_ms`` (the page's own
@@ -67,7 +69,8 @@ class RecordWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
         self._t = 0
-        self._write({"type": "header", "version": VERSION, "started": time.time(), **header})
+        first = {"type": "header", "version": VERSION, "world_version": alem_core.WORLD_VERSION}
+        self._write({**first, "started": time.time(), **header})
 
     def _write(self, line: dict[str, Any]) -> None:
         if self._file.closed:
@@ -150,6 +153,7 @@ def replay(path: str | Path, on_step: Any = None) -> Replay:
     if not lines or lines[0].get("type") != "header":
         raise RecordError(f"{path}:1: a record starts with its header line")
     header = _fields(path, 1, lines[0], HEADER_FIELDS)
+    _check_world_version(path, header)
     env = AlemParallelEnv(
         players=header["players"], difficulty=header["difficulty"],
         comm_channels=header["comm_channels"], max_steps=header["max_steps"],
@@ -179,6 +183,14 @@ def replay(path: str | Path, on_step: Any = None) -> Replay:
 
 
 HEADER_FIELDS = ("seed", "players", "difficulty", "comm_channels", "max_steps", "static", "digest")
+
+
+def _check_world_version(path: Any, header: dict) -> None:
+    """A record of another ``WORLD_VERSION`` cannot replay here (its seed plays another
+    episode): say so rather than report a mismatch at step 0."""
+    why = alem_core.world_version_mismatch(header.get("world_version"))
+    if why:
+        raise RecordError(f"{path}:1: {why}. Replay it with the alem release that recorded it.")
 
 
 def _fields(path: Any, number: int, line: dict, names: tuple[str, ...]) -> dict:

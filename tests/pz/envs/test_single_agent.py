@@ -52,7 +52,10 @@ def test_team_episode_equals_the_parallel_env_episode():
         obs, reward, term, trunc, info = env.step(action)
         t_obs, t_rew, *_ = twin.step({a: int(action[i]) for i, a in enumerate(twin.agents)})
         np.testing.assert_array_equal(obs, np.stack([t_obs[a] for a in t_obs]))
-        assert reward == pytest.approx(sum(t_rew.values()))
+        # With shared rewards (the default) every agent already holds the team's sum.
+        shared = env.unwrapped.team.params.shared_reward
+        team_reward = next(iter(t_rew.values())) if shared else sum(t_rew.values())
+        assert reward == pytest.approx(team_reward)
         done, steps = term or trunc, steps + 1
         assert info["score"].shape == (3, len(env.unwrapped.score_keys))
         assert info["score"].any() == done and info["cooperation"].shape == (3, 16)

@@ -80,7 +80,7 @@ def test_transport_faults_are_retried_counted_and_change_nothing(clean, tmp_path
 
 
 def test_content_faults_become_counted_parse_failures(tmp_path):
-    faulty, server = _run(tmp_path, "content", {"truncate": 0.1, "garble": 0.1, "400": 0.05})
+    faulty, server = _run(tmp_path, "content", {"truncate": 0.1, "garble": 0.1, "400": 0.15})
     episodes = _episodes(faulty)
     assert len(episodes) == EPISODES and all(e["steps"] == STEPS for e in episodes)
     totals = faulty["harness"]["totals"]["easy"]

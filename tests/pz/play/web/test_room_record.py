@@ -77,7 +77,8 @@ def test_the_page_gets_every_binding_of_alem_plays_key_table() -> None:
 
 def _broken_records(lines: list[str]) -> dict[str, tuple[list[str], str]]:
     """Each way a record can be broken, with the line and words alem-replay must name."""
-    step = json.loads(lines[1])
+    step, header = json.loads(lines[1]), json.loads(lines[0])
+    old_world = json.dumps({k: v for k, v in header.items() if k != "world_version"})
 
     def with_step(**change) -> str:
         return json.dumps({k: v for k, v in (step | change).items() if v is not None})
@@ -89,12 +90,14 @@ def _broken_records(lines: list[str]) -> dict[str, tuple[list[str], str]]:
         "short action list": ([lines[0], with_step(actions=[0])], ":2: actions must list one"),
         "no digest": ([lines[0], with_step(digest=None)], ":2: the step line lacks ['digest']"),
         "changed type": ([lines[0], with_step(type="stop")], ":2: a line of type 'stop'"),
+        "older world": ([old_world, lines[1]], ":1: saved with world version 1"),
     }
 
 
 def test_a_broken_record_is_named_by_line_not_replayed(make_room, tmp_path, capsys) -> None:
     """alem-replay on a record cut mid-line, with a bad action, a short action list, a missing
-    digest, no lines or a changed line type: exit status 2 and the file and line, not a
+    digest, no lines, a changed line type or a world version this alem does not play: exit
+    status 2 and the file and line, not a
     traceback, and never a clean replay."""
     room = make_room(humans=())
     room.tick()
