@@ -35,7 +35,7 @@ Draws = dict[str, jax.Array]
 class DrawBlock(NamedTuple):
     """One block of a step's (or a reset's) draw: its shape for the static params, and what
     reads it. A ``per_floor`` block has that shape on every floor: it is drawn as
-    (L, *shape), floor by floor (``draw_step``)."""
+    (L, *shape), floor by floor (``draw_blocks``)."""
 
     shape: Callable[[StaticParams], tuple[int, ...]]
     reader: str
@@ -68,16 +68,10 @@ def draw_uniforms(key: jax.Array, shapes: dict[str, tuple[int, ...]]) -> Draws:
     """Uniforms in [0, 1) of the given shapes, in order, cut from one ``jax.random.uniform``
     call: the one place alem turns a key into many random numbers (each further call site is
     a threefry loop of its own in the compiled program)."""
-    sizes = [int(np.prod(shape)) for shape in shapes.values()]
-    flat = jax.random.uniform(key, (sum(sizes),))
-    ends = np.cumsum(sizes)
-    return {
-        name: flat[end - size : end].reshape(shape)
-        for (name, shape), size, end in zip(shapes.items(), sizes, ends, strict=True)
-    }
+    return _cut(jax.random.uniform(key, (_size(shapes),)), shapes)
 
 
-def draw_step(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams) -> Draws:
+def draw_blocks(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams) -> Draws:
     """All of a step's (or a reset's) uniforms from ``key`` in one call, cut into ``blocks``:
     the blocks of the whole world first, in their order, then floor after floor the per-floor
     blocks of that floor. Uniforms of a threefry draw depend only on their place in it, so
@@ -85,14 +79,21 @@ def draw_step(key: jax.Array, blocks: dict[str, DrawBlock], static: StaticParams
     draws the first floors of the full one."""
     whole = {n: b.shape(static) for n, b in blocks.items() if not b.per_floor}
     floor = {n: b.shape(static) for n, b in blocks.items() if b.per_floor}
-    flat = draw_uniforms(key, {**whole, "per_floor": (static.num_levels, _size(floor))})
-    rows = flat.pop("per_floor")
-    ends = np.cumsum([_size({n: shape}) for n, shape in floor.items()])
-    for (name, shape), end in zip(floor.items(), ends, strict=True):
-        start = end - _size({name: shape})
-        flat[name] = rows[:, start:end].reshape(static.num_levels, *shape)
-    return {name: flat[name] for name in blocks}
+    levels, head = static.num_levels, _size(whole)
+    flat = jax.random.uniform(key, (head + levels * _size(floor),))
+    rows = flat[head:].reshape(levels, _size(floor))
+    cut = _cut(flat[:head], whole) | jax.vmap(lambda row: _cut(row, floor))(rows)
+    return {name: cut[name] for name in blocks}
 
 
 def _size(shapes: dict[str, tuple[int, ...]]) -> int:
     return sum(int(np.prod(shape)) for shape in shapes.values())
+
+
+def _cut(flat: jax.Array, shapes: dict[str, tuple[int, ...]]) -> Draws:
+    """``flat`` cut into consecutive arrays of ``shapes``, in order."""
+    ends = np.cumsum([int(np.prod(shape)) for shape in shapes.values()], dtype=int)
+    return {
+        name: flat[end - int(np.prod(shape)) : end].reshape(shape)
+        for (name, shape), end in zip(shapes.items(), ends, strict=True)
+    }

@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import Action
-from alem_core.draws import DrawBlock, Draws, draw_step, merge_blocks
+from alem_core.draws import DrawBlock, Draws, draw_blocks, merge_blocks
 from alem_core.observation.masking import acting
 from alem_core.params import Params, StaticParams
 from alem_core.rules.difficulty import episode_params
@@ -161,7 +161,7 @@ read them, in stage order."""
 def step_draws(key: jax.Array, static: StaticParams) -> Draws:
     """All of a step's uniforms from ``key``, cut into ``DRAW_BLOCKS`` (what every stage gets;
     a test that runs one system alone passes the same)."""
-    return draw_step(key, DRAW_BLOCKS, static)
+    return draw_blocks(key, DRAW_BLOCKS, static)
 
 
 def effective_actions(state: State, actions: jax.Array, static: StaticParams) -> jax.Array:
@@ -190,7 +190,7 @@ def transition(
 
     Args:
         key: PRNG key for this step: all of its uniforms are drawn from it in one call
-            (``draw_step``), cut into the blocks of ``DRAW_BLOCKS``.
+            (``draw_blocks``), cut into the blocks of ``DRAW_BLOCKS``.
         state: the current state.
         actions: (P,) int action ids.
         params: gameplay parameters.

@@ -76,10 +76,10 @@ def _rows(metrics: dict, first_update: int, config: PPOConfig, seconds: float) -
 
 def _resume(config: PPOConfig, args: argparse.Namespace):
     saved = args.out / "state.npz"
-    previous = _saved_run(config, args) if saved.exists() else {}
-    state = init_train_state(jax.random.key(args.seed), config)
     if not saved.exists():
-        return state, 0.0
+        return init_train_state(jax.random.key(args.seed), config), 0.0
+    previous = _saved_run(config, args)  # checked before the trainer state is built
+    state = init_train_state(jax.random.key(args.seed), config)
     return checkpoint.load_tree(saved, state), float(previous.get("seconds", 0.0))
 
 

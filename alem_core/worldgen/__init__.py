@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alem_core.draws import DrawBlock, Draws, draw_step, merge_blocks
+from alem_core.draws import DrawBlock, Draws, draw_blocks, merge_blocks
 from alem_core.params import Params, StaticParams
 from alem_core.rules import difficulty, tables
 from alem_core.state import FloorMaps, World, to_light
@@ -56,7 +56,7 @@ def reset_draws(key: jax.Array, static: StaticParams) -> Draws:
     """The reset's one draw from ``key``, cut into ``RESET_DRAW_BLOCKS``. ``reset`` draws it
     from the second half of its first split; a world generated alone (``draws=None``) from
     the ``"draws"`` slot of its own key."""
-    return draw_step(key, RESET_DRAW_BLOCKS, static)
+    return draw_blocks(key, RESET_DRAW_BLOCKS, static)
 
 
 def _own_draws(key: jax.Array, static: StaticParams) -> Draws:

@@ -50,19 +50,19 @@ DRAWS = {
 
 
 def _task_values(u: jax.Array, params: Params, static: StaticParams):
-    """A task for every entry of ``u`` (4, ...) (``TASK_FIELDS``): (value, handover, soft-draw)
-    as if every entry were a task.
+    """A task for every entry of ``u`` (L, 4, ...) (``TASK_FIELDS`` on axis 1): (value, handover,
+    soft-draw), each (L, ...), as if every entry were a task.
 
     value = -W for a handover (W uniform in the window, inclusive), else N = P w.p.
     ``p_max_agents`` or 2.
     """
-    handover = u[0] < params.handover_ratio
-    needs_all = u[1] < params.p_max_agents
+    handover = u[:, 0] < params.handover_ratio
+    needs_all = u[:, 1] < params.p_max_agents
     low, high = params.handover_window_min, params.handover_window_max
-    window = jnp.minimum(low + jnp.floor(u[2] * (high - low + 1)).astype(jnp.int32), high)
+    window = jnp.minimum(low + jnp.floor(u[:, 2] * (high - low + 1)).astype(jnp.int32), high)
     n = jnp.where(needs_all, static.player_count, 2)
     value = jnp.where(handover, -window, n).astype(jnp.int32)
-    return value, handover, u[3]
+    return value, handover, u[:, 3]
 
 
 def mining_tasks(
@@ -71,10 +71,9 @@ def mining_tasks(
     """(L, H, W) int32 coordination map and bool soft mask over the mining blocks
     (docs/rules/coordination.md#synchronous-mining), from the ``mining`` block ``u``
     (L, 5, H, W)."""
-    u = jnp.moveaxis(u, 1, 0)  # the pick and the four task rolls first
-    picked = u[0] < params.coordination_probability
+    picked = u[:, 0] < params.coordination_probability
     tasked = jnp.asarray(COORD_ELIGIBLE)[block] & picked & params.coordination_enabled
-    value, handover, soft_u = _task_values(u[1:], params, static)
+    value, handover, soft_u = _task_values(u[:, 1:], params, static)
     soft = tasked & ~handover & (soft_u < params.soft_coordination_ratio)
     return jnp.where(tasked, value, 0), soft
 
@@ -130,8 +129,7 @@ def place_sites(
         draws["site_cells"], block, reserved, sites_per_floor(params, static)
     )
     shape = (levels, static.max_construction_sites)
-    tasks = jnp.moveaxis(draws["site_tasks"], 1, 0)  # (4, L, sites)
-    value, handover, soft_u = _task_values(tasks, params, static)
+    value, handover, soft_u = _task_values(draws["site_tasks"], params, static)
     site_soft = ~handover & (soft_u < params.soft_construction_ratio)
     floor = jnp.broadcast_to(jnp.arange(levels)[:, None], shape)
     rows = jnp.where(valid, cells[..., 0], static.map_size[0])  # invalid rows: dropped

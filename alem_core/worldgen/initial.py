@@ -179,12 +179,11 @@ def roll_slot_status(
     coordination on: the coordination-free game has no elite mobs.
     """
     shape = entities.alive.shape
-    u = jnp.moveaxis(u, 1, 0)  # (3, L, S)
     floors = jnp.arange(shape[0], dtype=jnp.float32)[:, None]
     chance = jnp.clip(base_probability + floor_bonus * floors, 0.0, 1.0)
-    elite = (u[0] < chance) & params.coordination_enabled
-    hard = elite & (u[1] < params.hard_mob_probability)
-    needs_all = u[2] < params.p_max_agents
+    elite = (u[:, 0] < chance) & params.coordination_enabled
+    hard = elite & (u[:, 1] < params.hard_mob_probability)
+    needs_all = u[:, 2] < params.p_max_agents
     # Strong int32: a weak-typed leaf would make states from reset and from elsewhere (packed
     # buffers, hand-built tests) compile the step twice.
     required = jnp.where(elite, jnp.where(needs_all, static.player_count, 2), 0)
