@@ -1,6 +1,6 @@
 """One chat-completions client per agent, on the official ``openai`` package
-(docs/language-agents.md docs/language-agents.md#the-harness), against any OpenAI-compatible
-endpoint (vLLM, llama.cpp server, hosted APIs).
+(docs/language-agents.md#the-harness), against any OpenAI-compatible endpoint (vLLM, llama.cpp
+server, hosted APIs).
 
 Retries: exponential back-off ``retry_delay * 2**(k - 1)`` on timeouts, connection errors and HTTP
 408, 429 and 5xx; no retry on other 4xx. A request that still fails yields an empty completion

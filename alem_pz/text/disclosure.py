@@ -1,7 +1,7 @@
 """Progressive disclosure: which achievements the prompt lists on each floor
-(docs/language-agents.md docs/language-agents.md#the-system-prompt item 4). Floor 0 lists 54 (31
-normal, 23 coordination); floors 1, 3 and 5 add more; with decision 2 the floor-1 entry achievement
-is Enter Dungeon and the floor-2 one Enter Gnomish Mines.
+(docs/language-agents.md#the-system-prompt item 4). Floor 0 lists 54 (31 normal, 23
+coordination); floors 1, 3 and 5 add more; with decision 2 the floor-1 entry achievement is Enter
+Dungeon and the floor-2 one Enter Gnomish Mines.
 """
 
 from __future__ import annotations

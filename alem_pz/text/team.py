@@ -1,7 +1,7 @@
 """A team of language agents as one batched policy for the evaluation runner
-(docs/language-agents.md docs/language-agents.md#the-harness): each step every agent's request is
-sent concurrently, replies go through the shared parser, messages are delivered the next step, and
-every request is traced and accounted for.
+(docs/language-agents.md#the-harness): each step every agent's request is sent concurrently,
+replies go through the shared parser, messages are delivered the next step, and every request is
+traced and accounted for.
 """
 
 from __future__ import annotations
