@@ -15,7 +15,8 @@ The modules:
 * ``peer.py``: the one adapter for the published package (finding and starting its venv's
   interpreter, building, resetting and stepping its env, reading and setting its state fields);
   ``ours.py`` offers the same functions for alem_core, so each tool is written once;
-* ``protocol.py``: what both sides share (3 agents, "medium", ids), and the pick of an adapter;
+* ``settings.py``: what the two adapters share (3 agents, "medium", block ids, melee hits);
+  ``protocol.py``: those and the tools' own ids, and the pick of an adapter;
 * ``tables.py``: health events from traces and the bootstrap table the comparisons print;
 * ``episodes.py`` and ``episode_table.py``: whole episodes and their table;
 * ``floors.py``: the per-floor comparison and its table; ``census.py``: world generation;

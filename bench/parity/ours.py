@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.parity.protocol import CHEST, DIFFICULTY, PLAYERS, melee_hits
+from bench.parity.settings import CHEST, DIFFICULTY, PLAYERS, melee_hits
 
 SAPLING, WOOD, PICKAXE = 7, 0, 11
 """Our inventory columns (``alem_core.constants.Inv``)."""

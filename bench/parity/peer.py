@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.parity.protocol import CHEST, DIFFICULTY, LOOT_ITEMS, PLAYERS, melee_hits
+from bench.parity.settings import CHEST, DIFFICULTY, LOOT_ITEMS, PLAYERS, melee_hits
 
 PEER_PYTHON = "/work/peer_venv/bin/python"
 """Where the published package is installed; ``ALEM_PEER_PYTHON`` overrides it."""
