@@ -1,8 +1,8 @@
 """The tree keeps its architecture: no import cycles, nothing imported upward (core <- adapters
-<- trainers), at most 12 modules at ``alem_core``'s root and 8 at ``alem_pz``'s, ``alem_pz``'s
-rooms importing one way, and the layout map in ``docs/development.md`` naming every package and
-root module of all three. Imports inside
-functions and under ``TYPE_CHECKING`` count: a reader meets them all the same."""
+<- trainers <- benchmarks), at most 12 modules at ``alem_core``'s root and 8 at ``alem_pz``'s,
+``alem_pz``'s rooms importing one way, and the layout map in ``docs/development.md`` naming every
+package and root module of the first three. Imports inside functions and under
+``TYPE_CHECKING`` count: a reader meets them all the same."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"alem_core": 0, "alem_pz": 1, "alem_train": 2}
+# bench/ is the top layer: it measures the other three, and none of them may need it.
+LAYERS = {"alem_core": 0, "alem_pz": 1, "alem_train": 2, "bench": 3}
 
 
 def _modules() -> dict[str, Path]:
@@ -103,18 +104,40 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports in ``graph`` from a lower layer into a higher one."""
+    return sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        for target in targets
+        if LAYERS[target.split(".")[0]] > LAYERS[source.split(".")[0]]
+    )
+
+
+def test_the_graph_holds_every_layer():
+    graph = import_graph()
+    assert {name.split(".")[0] for name in graph} == set(LAYERS)
+    assert "bench.parity.protocol" in graph["bench.parity.floors"]
+
+
 def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
 def test_no_upward_imports():
-    upward = [
-        f"{source} -> {target}"
-        for source, targets in import_graph().items()
-        for target in targets
-        if LAYERS[target.split(".")[0]] > LAYERS[source.split(".")[0]]
+    assert upward_imports(import_graph()) == []
+
+
+def test_bench_is_the_top_layer():
+    graph = {
+        "bench.common": {"alem_core.env", "alem_pz.envs", "alem_train.ppo"},
+        "alem_train.ppo": {"bench.common"},
+        "alem_core.env": {"bench.parity.ours"},
+    }
+    assert upward_imports(graph) == [
+        "alem_core.env -> bench.parity.ours",
+        "alem_train.ppo -> bench.common",
     ]
-    assert upward == []
 
 
 @pytest.mark.parametrize(("package", "most"), [("alem_core", 12), ("alem_pz", 8)])
