@@ -11,8 +11,8 @@ For each N (default world: 48 x 48, nine floors, 3 agents, "medium"):
 * the process's peak resident memory (``ru_maxrss``) after ``BatchRunner.reset`` and
   ``--steps`` steps with masked random actions, and the seconds per step. ``ru_maxrss`` is the
   peak of the whole process so far, so give one N per run (as the records were made).
-The device-memory goal of the issue (N = 16,384 in <= 24 GB) is about a GPU; XLA's buffer sizes
-are the same arrays there, its temporaries may differ.
+The device-memory goal (N = 16,384 in <= 24 GB; bench/records/HISTORY.md) is about a GPU; XLA's
+buffer sizes are the same arrays there, its temporaries may differ.
 """
 
 from __future__ import annotations

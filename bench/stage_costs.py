@@ -13,7 +13,7 @@ Prints milliseconds per batched call and each part's share of the whole step. Pa
 cannot fuse with their neighbours, so the shares add up to roughly, not exactly, 100 %.
 The observation is reduced here, never written out, and "whole step" keeps only the state, so
 XLA skips most of the observation's cost: writing it out costs 2-3x more (about 0.65 ms at
-N = 64 since 2026-12-01). For where the time goes inside the real jitted step, profile it:
+N = 64; bench/records/HISTORY.md). For where the time goes inside the real jitted step, profile it:
 ``alem_core.step`` and ``alem_core.batch.step`` name their parts with ``jax.named_scope``.
 
 ``--compile`` answers the cold start's question instead: each part, the whole transition, the
@@ -96,7 +96,8 @@ def parts(params, static) -> dict:
 
 KERNEL = re.compile(r"^\s*(?:ROOT )?%\S+ = .*? (?:fusion|custom-call|sort|scatter|gather)\(", re.M)
 """A line of optimised HLO that XLA:CPU compiles into a kernel of its own (a gather or scatter
-inside a fusion is counted with it, as the issue that set the kernel goals counted them)."""
+inside a fusion is counted with it, as the kernel goals in bench/records/HISTORY.md count
+them)."""
 _BOOKKEEPING = re.compile(r"= \S+ (?:parameter|constant|bitcast|tuple|get-tuple-element)\(")
 _HEADER = re.compile(r"^(?:ENTRY )?%(\S+) .*\{$")
 _CALLS = re.compile(r" fusion\(.*calls=%([\w.-]+)")

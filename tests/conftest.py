@@ -11,10 +11,10 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # By default JAX also points XLA's GPU autotuning cache into the compilation cache's directory,
 # and that path then enters every program's cache key: a copy of the cache under another path
-# (another checkout's) missed every entry (2026-12-05: the suite compiled 2,022 programs again
-# on a copy). The tests run on the CPU, where that cache does
-# nothing. Set in the environment before JAX starts, so that the subprocesses sharing the cache
-# (notebooks, bench scripts, the env's tier-up helper) key their programs the same way.
+# (another checkout's) missed every entry (the suite compiled 2,022 programs again on a copy;
+# bench/records/ci_run_2026-12-05_python313_leg.txt). The tests run on the CPU, where that cache
+# does nothing. Set in the environment before JAX starts, so that the subprocesses sharing the
+# cache (notebooks, bench scripts, the env's tier-up helper) key their programs the same way.
 os.environ.setdefault("JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES", "")
 
 
@@ -22,10 +22,10 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES", "")
 # 0 and XLA:CPU's older fusion emitters, which compile each kernel in about half the time (the
 # PettingZoo env uses them for one world: alem_core.executables.QUICK_COMPILE_CPU); level 0 may
 # round a float in the last place differently, so tests compare runs made under these flags.
-# Level 0 halved the cold compiles on 2 cores (2026-12-02: the CI suites 936 s -> 624 s and
-# 262 s -> 142 s); the emitters took the full step from 10.5 s to 6.1 s (2026-12-04). Appended
-# to any flags the caller set, before JAX starts; subprocesses (notebook kernels, the sharding
-# test) inherit them. ALEM_TEST_XLA_OPT=1 runs the suite with XLA's defaults instead.
+# Level 0 halved the cold compiles on 2 cores (the CI suites 936 s -> 624 s and 262 s -> 142 s);
+# the emitters took the full step from 10.5 s to 6.1 s. Appended to any flags the caller set,
+# before JAX starts; subprocesses (notebook kernels, the sharding test) inherit them.
+# ALEM_TEST_XLA_OPT=1 runs the suite with XLA's defaults instead.
 # jaxlib 0.11 dropped the emitters' switch, and XLA aborts the process on an unknown flag.
 # Each flag is added once: a subprocess that imports this module again (the sharding test) must
 # hash the same XLA_FLAGS as its parent, or none of the parent's cached programs is its own.

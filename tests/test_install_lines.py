@@ -1,4 +1,4 @@
-"""Every ``pip install`` line the README and the docs show works as written (issue 43).
+"""Every ``pip install`` line the README and the docs show works as written.
 
 Two levels, because resolving a line costs a fresh venv and about 10 s of CPU each:
 

@@ -8,8 +8,9 @@ refunded and their half-built sites reverted, decision 5).
 The hot maps go back to the stack and the new floor's come out only when the team moves
 (``World.change_floor``): a dropped out-of-range write and a select over the hot maps
 otherwise, because under ``vmap`` a ``lax.cond`` would select over the whole stack. (A batching
-rule that branched once per batch on "any world moved" was tried on 2026-12-03 and dropped:
-inside a scan the branch cost copies that made the bare step 30 % slower.)
+rule that branched once per batch on "any world moved" was tried and dropped: inside a scan the
+branch cost copies that made the bare step 30 % slower; bench/records/HISTORY.md, "A leaner
+step".)
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ it twice:
 If the agent survives a replay, that replay removed what killed it. The table crosses the cause
 each side filed with what killed the agent, and shows the cause filed in the replays.
 
-**Needs probe** (``probe needs``, issue 28): one world per scenario, all vmapped in one jitted
+**Needs probe** (``probe needs``): one world per scenario, all vmapped in one jitted
 ``lax.scan``. A scenario holds a subset of food, drink and energy at 0 (none, each alone, each
 pair, all three) with the team awake or asleep. Before every step the probe re-sets, through
 public state fields only, the held needs to 0, the other needs to 5 (below max, so a sleeper is

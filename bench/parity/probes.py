@@ -14,7 +14,7 @@ below, through ``peer.py`` / ``ours.py``), plays a fixed action script and print
 * ``sapling``: 32 worlds, each player facing its own TREE cell, GRASS cell, or a cow (100
   health) on GRASS, re-set every step, Do for 100 steps: saplings and wood per player per Do.
 * ``blocked``: 32 worlds; a Do on a teammate standing on GRASS (saplings per Do), and a Do on
-  WATER holding a cow (drink per Do), each beside a free-cell control (issue 28).
+  WATER holding a cow (drink per Do), each beside a free-cell control.
 * ``arrival``: 8 worlds, player 2 dead, every team brought onto floors 1-8 by DESCEND
   (``floors.arrive``): XP and ENTER achievements of each player.
 """

@@ -11,7 +11,8 @@ from alem_core.state import MAP_DTYPES
 from alem_core.testing.rollout import compiled
 
 STATE_BUDGET_BYTES = 150_000
-"""Issue 9: one world's state, all nine floors generated, stays under 150 KB for P = 3."""
+"""One world's state, all nine floors generated, stays under 150 KB for P = 3: a batch holds N
+of them, so this bounds the memory of a large batch."""
 
 STATIC = alem_core.StaticParams()
 PARAMS = alem_core.make_params("medium")

@@ -1,4 +1,4 @@
-"""The optimised step gives the same bits as the reference step (issue 10, CPU speed).
+"""The step optimised for CPU speed gives the same bits as the reference step.
 
 Why a reference implementation kept in the tests rather than stored hashes or golden arrays:
 XLA may compile the same program differently on another version or CPU, so a golden file

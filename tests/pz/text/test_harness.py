@@ -123,7 +123,8 @@ def test_api_key_is_sent_but_never_written(tmp_path, monkeypatch):
 
 
 def test_clients_are_made_once_per_evaluation_and_closed(tmp_path, monkeypatch):
-    # New openai clients every episode held ~0.8 MB each until a rare full GC (soak, issue 26).
+    # New openai clients every episode held ~0.8 MB each until a rare full GC (the soak records:
+    # bench/records/README.md, soak_2026-12-02_llm_out_of_process*.json).
     made = []
 
     class Counted(ChatClient):
