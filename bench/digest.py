@@ -29,7 +29,7 @@ from alem_core.testing.rollout import random_legal_actions
 from bench.common import world
 
 
-def _leaves(tree, prefix: str) -> dict[str, np.ndarray]:
+def leaf_arrays(tree, prefix: str) -> dict[str, np.ndarray]:
     """Path -> host array of every leaf (typed keys as their raw data)."""
     out = {}
     for path, leaf in jax.tree_util.tree_leaves_with_path(tree):
@@ -39,7 +39,8 @@ def _leaves(tree, prefix: str) -> dict[str, np.ndarray]:
     return out
 
 
-def _hash(arrays: dict[str, np.ndarray]) -> dict[str, str]:
+def hash_arrays(arrays: dict[str, np.ndarray]) -> dict[str, str]:
+    """Name -> SHA-256 (16 hex digits) of each array's dtype, shape and raw bytes."""
     return {
         name: hashlib.sha256(
             f"{a.dtype}{a.shape}".encode() + np.ascontiguousarray(a).tobytes()
@@ -68,10 +69,12 @@ def play(worlds: int, steps: int) -> list[dict[str, str]]:
     step = jax.jit(jax.vmap(one, in_axes=(0, None, 0, 0)))
     obs, state = reset(keys)
     mask = masks(state)
-    digests = [_hash(_leaves({"obs": obs, "mask": mask}, "") | _leaves(state, "state"))]
+    digests = [
+        hash_arrays(leaf_arrays({"obs": obs, "mask": mask}, "") | leaf_arrays(state, "state"))
+    ]
     for t in range(steps):
         state, mask, out = step(keys, t, state, mask)
-        digests.append(_hash(_leaves(out, "") | _leaves(state, "state")))
+        digests.append(hash_arrays(leaf_arrays(out, "") | leaf_arrays(state, "state")))
     return digests
 
 

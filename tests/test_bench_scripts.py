@@ -16,6 +16,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from alem_pz.envs.parallel import DEFAULT_MAX_STEPS
@@ -154,3 +155,34 @@ def test_the_digest_comparison_names_the_first_step_and_leaves_that_differ(capsy
     out = capsys.readouterr().out
     assert "first difference at step 1" in out and "state.x" in out
     assert digest.compare(run, run[:1]) == 1
+
+
+def test_the_faces_digest_comparison_names_each_face_where_two_runs_part(capsys):
+    """``python -m bench.faces_digest --compare``: equal runs pass; a face that parts at one
+    record is named there with its leaves, a face missing from one run and a shorter run are
+    named, and each fails."""
+    from bench import faces_digest
+
+    run = {
+        "parallel": [{"['reset'][0]": "a"}, {"['step'][1]": "b"}],
+        "room": [{"['hud'][0]": "c"}],
+    }
+    copy = {face: [dict(r) for r in records] for face, records in run.items()}
+    assert faces_digest.compare(run, copy) == 0
+    assert "parallel: identical over 2 records" in capsys.readouterr().out
+    changed = copy | {"parallel": [run["parallel"][0], {"['step'][1]": "x"}]}
+    assert faces_digest.compare(run, changed) == 1
+    out = capsys.readouterr().out
+    assert "parallel: first difference at record 1" in out and "['step'][1]" in out
+    assert "room: identical" in out
+    assert faces_digest.compare(run, {"parallel": run["parallel"]}) == 1
+    assert "room: only in A" in capsys.readouterr().out
+    assert faces_digest.compare(run, run | {"parallel": run["parallel"][:1]}) == 1
+    assert "the first 1 records agree; 2 vs 1" in capsys.readouterr().out
+    assert faces_digest.totals(run)["total"] == faces_digest.totals(copy)["total"]
+    assert faces_digest.totals(run)["total"] != faces_digest.totals(changed)["total"]
+    # leaves: arrays by dtype, shape and bytes, floats by their bits, dicts in any key order
+    record = faces_digest.record
+    assert record({"r": np.zeros(2, np.float32)}) != record({"r": np.zeros(2, np.float64)})
+    assert record({"r": 0.1 + 0.2}) != record({"r": 0.3}) and record({"r": None})["['r']"]
+    assert record({"a": 1, "b": [2.5, "x"]}) == record({"b": [2.5, "x"], "a": 1})
