@@ -231,3 +231,39 @@ def test_no_test_module_imports_another():
             if module and module.rpartition(".")[2].startswith("test_"):
                 offenders.append(f"{path.relative_to(ROOT)} -> {module}")
     assert offenders == []
+
+
+# Underscore names on the object itself (self, cls, super()) are its own business, and a
+# NamedTuple's public API is spelled with one underscore.
+OWN = ("self", "cls")
+NAMEDTUPLE_API = {"_replace", "_fields", "_asdict", "_make", "_field_defaults"}
+
+
+def private_reaches(source: str) -> list[str]:
+    """``obj._name`` in ``source`` where ``obj`` is another object: one face reading or writing
+    another's private state instead of asking through a public accessor."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+            continue
+        base = node.value
+        own = isinstance(base, ast.Name) and base.id in OWN
+        parent = isinstance(base, ast.Call) and getattr(base.func, "id", None) == "super"
+        if node.attr.startswith("__") or node.attr in NAMEDTUPLE_API or own or parent:
+            continue
+        found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_private_reach_finder_finds_one():
+    source = "def render(env):\n    return env._state if self._ok else super()._x(t._replace())"
+    assert private_reaches(source) == ["2: env._state"]
+
+
+def test_no_alem_pz_module_reaches_into_another_objects_private_state():
+    reaches = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "alem_pz").rglob("*.py"))
+        for line in private_reaches(path.read_text())
+    ]
+    assert reaches == []

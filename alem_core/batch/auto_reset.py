@@ -23,10 +23,13 @@ optimistic reset:
   gives the same sequence of episodes whatever the refresh timing, chunk size or sharding.
 The cost is memory: two states per slot.
 
-Reset timing follows Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its
-final observation, rewards, flags, episode statistics and score (``info["score"]``, from its
-final state). The next call resets that world: its actions are ignored, it returns the
-reserve's first observation with zero reward and ``info["reset"]`` True.
+Reset timing is ``step``'s caller's choice, with one upkeep behind both. ``step`` alone follows
+Gymnasium's ``NEXT_STEP`` mode: the call on which a world ends returns its final observation,
+rewards, flags, episode statistics and score (``info["score"]``, from its final state). The
+next call resets that world: its actions are ignored, it returns the reserve's first
+observation with zero reward and ``info["reset"]`` True. ``start_ended`` after ``step`` gives
+the ``SAME_STEP`` mode (``BatchRunner(reset_timing="same_step")``, the SB3 vector env, the
+JaxMARL env's auto-reset): the worlds that ended start their next episode in the same call.
 
 The shape of ``step`` follows from how XLA:CPU treats big buffers (figures in ``bench/records/``):
 * every world steps, the ones that ended too (unseen, their outputs zeroed): selecting between
@@ -94,7 +97,7 @@ class BatchOutput(NamedTuple):
     of them on every call. ``alem_core.scoring.score.score_columns`` gives the named view."""
 
 
-def _observe(worlds: State, params: Params, static: StaticParams):
+def observe_worlds(worlds: State, params: Params, static: StaticParams):
     """(obs (N, P, D), mask (N, P, A)) of every world, as the core step returns them."""
 
     return jax.vmap(lambda state: observe(state, params, static))(worlds)
@@ -124,7 +127,7 @@ def _output(batch, flows, reset, params, static, score, may_wait: bool) -> Batch
     the observation."""
     reward, term, trunc = flows
     waiting = batch.pending
-    obs, mask = _observe(batch.worlds, params, static)
+    obs, mask = observe_worlds(batch.worlds, params, static)
     if may_wait:
         obs = jnp.where(waiting[:, None, None], 0.0, obs)
         noop_only = jnp.arange(mask.shape[-1]) == Action.NOOP
@@ -266,6 +269,18 @@ def upkeep(batch: Batch, params, static: StaticParams, chunk: int, refresh: bool
     return batch, table
 
 
+def start_ended(
+    batch: Batch, params: Params, static: StaticParams, chunk: int, refresh: bool = True
+) -> Batch:
+    """Same-step reset timing: the worlds that ended on the last call (``done``) start their
+    next episode now rather than on the next call, and no other world moves. The same
+    ``upkeep`` as ``step``'s (reserves regenerated if ``refresh`` and needed, then swapped in),
+    so episode ``e`` of a slot is the same world under either timing. Score the ended worlds
+    first (``ended_score_table``): their final states are gone afterwards."""
+    batch = batch._replace(pending=batch.pending | batch.done, done=jnp.zeros_like(batch.done))
+    return upkeep(batch, params, static, chunk, refresh=refresh, score=False)[0]
+
+
 def step(
     batch: Batch,
     actions: jax.Array,
@@ -324,11 +339,13 @@ __all__ = [
     "init_from_keys",
     "install",
     "new_batch",
+    "observe_worlds",
     "refresh",
     "refresh_plan",
     "refresh_until_ready",
     "scores",
     "slot_keys",
+    "start_ended",
     "step",
     "swap_pending",
     "upkeep",

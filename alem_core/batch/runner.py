@@ -12,9 +12,14 @@ when needed); the score of the worlds that ended is computed on demand by ``scor
 upkeep is chosen on the device, not by the host: reading the previous call's counters to choose
 would stall the pipeline of asynchronous dispatches.
 The worlds are split over all local devices (``jax.sharding``, a 1-D mesh over the world axis)
-when there are several and ``shard`` is True. Constructing a runner does no JAX work:
-compilation and device set-up happen in the first ``reset`` (so a process can fork workers
-after building one).
+when there are several and ``shard`` is True. ``reset_timing="same_step"`` (Gymnasium's
+``SAME_STEP`` mode, the SB3 vector env's convention) starts the worlds that ended in the same
+``step`` (``auto_reset.start_ended``, one more jitted call on the calls where a world ends,
+which the host waits for): their rows then hold the next episode's first observation, and
+``info["final_obs"]`` / ``info["final_action_mask"]`` the last ones.
+
+Constructing a runner does no JAX work: compilation and device set-up happen in the first
+``reset`` (so a process can fork workers after building one).
 """
 
 from __future__ import annotations
@@ -81,6 +86,28 @@ def compiled_batch(static: StaticParams, chunk: int) -> Compiled:
     )
 
 
+@per_shape
+def compiled_start(static: StaticParams, chunk: int, refresh: bool) -> Callable:
+    """Jitted ``(batch, params, obs, mask) -> (batch, obs, mask, alive)``: ``start_ended``, with
+    the rows of the worlds that ended replaced by their next episode's first observation and
+    mask. ``refresh=False`` only swaps (every ended world has a fresh reserve, the usual case):
+    it compiles in a fraction of the time of the variant that may regenerate reserves, which is
+    compiled only when a stale reserve needs it."""
+
+    def run(batch, params, obs, mask):
+        ended = batch.done[:, None, None]
+        batch = core_batch.start_ended(batch, params, static, chunk, refresh)
+        new_obs, new_mask = core_batch.observe_worlds(batch.worlds, params, static)
+        obs, mask = jnp.where(ended, new_obs, obs), jnp.where(ended, new_mask, mask)
+        return batch, obs, mask, batch.worlds.players.alive
+
+    return jax.jit(run, donate_argnums=0)
+
+
+RESET_TIMINGS = ("next_step", "same_step")
+"""``BatchRunner``'s reset timings (Gymnasium's ``NEXT_STEP`` and ``SAME_STEP`` modes)."""
+
+
 def default_chunk(num_worlds: int) -> int:
     """Reserve refresh chunk: an eighth of the batch (at least 1)."""
     return max(1, math.ceil(num_worlds / 8))
@@ -96,6 +123,7 @@ class BatchRunner:
         static: StaticParams,
         chunk: int | None = None,
         shard: bool = True,
+        reset_timing: str = "next_step",
     ) -> None:
         if isinstance(num_worlds, bool) or not isinstance(num_worlds, (int, np.integer)):
             raise ValueError(f"num_worlds must be a positive int, got {num_worlds!r}")
@@ -104,6 +132,9 @@ class BatchRunner:
         chunk = default_chunk(int(num_worlds)) if chunk is None else chunk
         if isinstance(chunk, bool) or not isinstance(chunk, int) or not 1 <= chunk <= num_worlds:
             raise ValueError(f"chunk must be an int in [1, num_worlds={num_worlds}], got {chunk!r}")
+        if reset_timing not in RESET_TIMINGS:
+            raise ValueError(f"reset_timing must be one of {RESET_TIMINGS}, got {reset_timing!r}")
+        self.reset_timing = reset_timing
         self.num_worlds = int(num_worlds)
         self.params = params
         self.static = static
@@ -111,6 +142,7 @@ class BatchRunner:
         self.shard = shard
         self.batch: core_batch.Batch | None = None
         self._warm = False
+        self._ended_table: jax.Array | None = None  # same-step timing: scored before the start
 
     @property
     def sharding(self):
@@ -156,7 +188,23 @@ class BatchRunner:
         if sharding is not None:
             actions = jax.device_put(actions, sharding)
         self.batch, out = fns.step(self.batch, actions, self._params)
+        self._ended_table = None
+        if self.reset_timing == "same_step" and int(out.info["ended"]):
+            out = self._start_ended(out)
         return out
+
+    def _start_ended(self, out: core_batch.BatchOutput) -> core_batch.BatchOutput:
+        """Same-step timing: score the worlds that just ended, then start their next episode
+        (``compiled_start``). The output keeps their final observation as
+        ``info["final_obs"]`` and their final mask as ``info["final_action_mask"]``."""
+        self._ended_table = self.score_table()
+        stale = self.batch.done & ~self.batch.reserve_fresh
+        start = compiled_start(self.static, self.chunk, bool(stale.any()))
+        info = out.info
+        self.batch, obs, mask, alive = start(self.batch, self._params, out.obs, info["action_mask"])
+        final = {"final_obs": out.obs, "final_action_mask": info["action_mask"]}
+        info = info | final | {"action_mask": mask, "alive": alive, "reset": out.info["done"]}
+        return out._replace(obs=obs, info=info)
 
     def score_table(self) -> jax.Array:
         """(N, P, K) float32 score (``alem_core.scoring.score``; column ``k`` is key ``k`` of
@@ -165,6 +213,8 @@ class BatchRunner:
         them."""
         if self.batch is None:
             raise RuntimeError("score_table() called before reset(); call reset(seed) first")
+        if self._ended_table is not None:  # same-step timing: the ended worlds restarted
+            return self._ended_table
         return compiled_batch(self.static, self.chunk).score_table(self.batch)
 
     def scores(self) -> dict[str, jax.Array]:
@@ -173,9 +223,11 @@ class BatchRunner:
 
 
 __all__ = [
+    "RESET_TIMINGS",
     "BatchRunner",
     "Compiled",
     "compiled_batch",
+    "compiled_start",
     "default_chunk",
     "world_sharding",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
-from alem_pz.envs.action_checks import check_action, check_legal
+from alem_pz.envs.arguments import check_action, check_legal
 from alem_pz.envs.parallel import AlemParallelEnv
 
 
@@ -38,7 +38,7 @@ class AlemAECEnv(parallel_to_aec_wrapper):
                 agents = parallel.possible_agents
                 chosen_row = np.zeros(len(agents), np.int32)
                 chosen_row[agents.index(agent)] = chosen
-                check_legal(chosen_row, parallel._masks, [agent], agents)
+                check_legal(chosen_row, parallel.action_masks, [agent], agents)
         super().step(action)
 
 

@@ -13,13 +13,14 @@ What differs from JaxMARL's own environments, and why:
 
 * **Auto-reset without a world per step.** JaxMARL's base ``step`` calls ``reset`` on every
   step and selects; world generation is several times the cost of a step, so it would run in
-  every step. Here the state carries the next episode's world, generated ahead (the reserve of
-  ``alem_core.batch``), swapped in when the episode ends. Under ``vmap`` the swap and the
-  refills run behind one ``lax.cond`` on "did any env end" (a ``custom_vmap`` rule), and the
-  used reserves are refilled a chunk at a time, so the steps where no episode ends neither
+  every step. Here the state carries the next episode's world, generated ahead, and the
+  auto-reset is ``alem_core.batch``'s own (``start_ended``, the one ``make_vec`` uses). Under
+  ``vmap`` it runs behind one ``lax.cond`` on "did any env end" (a ``custom_vmap`` rule), and
+  the used reserves are refilled a chunk at a time, so the steps where no episode ends neither
   generate nor copy a world, and a world is generated about once per episode. Episode ``e``
-  of an env is the world of ``fold_in(reset key, e)``, so batching changes no episode. Under
-  two nested ``vmap`` the outer one turns the ``cond`` into a select: correct, slower.
+  of an env is the world of ``alem_core.batch.reserve.episode_keys(reset key, e)``, so
+  batching changes no episode. Under two nested ``vmap`` the outer one turns the ``cond`` into
+  a select: correct, slower.
 * **Masks without params.** ``get_avail_actions(state)`` (and its alias ``get_legal_moves``,
   the name the Hanabi baselines use) reads the mask the step stored in the state, so it equals
   the step's mask, right after an auto-reset too.
@@ -38,7 +39,6 @@ JaxMARL is optional: this module imports without it, and building the env says w
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -51,9 +51,12 @@ from jax.custom_batching import custom_vmap
 import alem_core
 from alem_core.api import check_actions, observe, transition
 from alem_core.api import reset as core_reset
+from alem_core.batch.auto_reset import start_ended
+from alem_core.batch.reserve import Batch, episode_keys
 from alem_core.batch.runner import default_chunk
 from alem_core.state import State
-from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, AlemParallelEnv, obs_low
+from alem_pz.envs.arguments import gameplay_params, static_params
+from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, obs_low
 
 try:
     from jaxmarl.environments import spaces
@@ -69,7 +72,8 @@ INSTALL_HINT = 'JaxMARL is not installed: pip install -e ".[jaxmarl]" (from a cl
 @dataclass(frozen=True)
 class Reserve:
     """The next episode's world, generated ahead. Episode ``e`` of an env is always the world
-    of ``fold_in(seed, e)``, whenever its reserve is filled: batching changes no episode."""
+    of ``alem_core.batch.reserve.episode_keys(seed, e)``, whenever its reserve is filled:
+    batching changes no episode, and ``make_vec`` plays the same worlds from the same key."""
 
     world: State
     """The first state of episode ``episode + 1`` (valid where ``fresh``)."""
@@ -111,34 +115,41 @@ def _select(flag: jax.Array, a: Any, b: Any) -> Any:
     return jax.tree.map(lambda x, y: jnp.where(flag, x, y), a, b)
 
 
-def _rows(flag: jax.Array, x: jax.Array) -> jax.Array:
-    """(N,) ``flag`` shaped to broadcast over the rows of ``x`` (N, ...)."""
-    return flag.reshape(flag.shape + (1,) * (x.ndim - 1))
+def _as_batch(world: State, reserve: Reserve, over: jax.Array) -> Batch:
+    """N envs (leading axis on every leaf) as ``alem_core.batch``'s record: the ones ``over``
+    ended on this step."""
+    n = over.shape[0]
+    players = world.players.alive.shape[1]
+    zeros = jnp.zeros((n,), jnp.int32)
+    return Batch(
+        world, reserve.world, reserve.fresh, reserve.seed, reserve.episode, zeros,
+        jnp.zeros((n, players), jnp.float32), over, jnp.zeros_like(over),
+    )  # fmt: skip
 
 
 def _auto_reset_rule(params: alem_core.Params, static: alem_core.StaticParams):
     """``auto_reset(world, reserve, over) -> (world, reserve)``: where ``over``, the next
-    episode's world replaces ``world``.
+    episode's world replaces ``world``, through ``alem_core.batch``'s one auto-reset
+    (``start_ended``: reserves refilled a chunk at a time, then swapped in).
 
-    One env: its reserve is swapped in and refilled at once. Batched (``custom_vmap``), as
-    ``alem_core.batch`` does: all of it runs under one ``lax.cond`` taken only on steps where
-    some env ended; reserves are refilled ``default_chunk(N)`` at a time, when an env that
-    ended has none or when that many are used, so a world is generated about once per episode.
+    One env is a batch of one. Batched (``custom_vmap``), the whole upkeep runs under one
+    ``lax.cond`` taken only on steps where some env ended, with ``default_chunk(N)``, so a world
+    is generated about once per episode and a step where no episode ends copies no world.
     """
 
-    def generate(seed: jax.Array, episode: jax.Array) -> State:
-        return core_reset(jax.random.fold_in(seed, episode), params, static)[1]
+    def start(world, reserve, over, chunk):
+        def upkeep():
+            batch = start_ended(_as_batch(world, reserve, over), params, static, chunk)
+            return batch.worlds, Reserve(
+                batch.reserve, batch.reserve_fresh, batch.slot_key, batch.episode
+            )
+
+        return jax.lax.cond(over.any(), upkeep, lambda: (world, reserve))
 
     @custom_vmap
     def auto_reset(world, reserve, over):
-        def start_next():
-            episode = reserve.episode + 1
-            nxt = jax.lax.cond(
-                reserve.fresh, lambda: reserve.world, lambda: generate(reserve.seed, episode)
-            )
-            return nxt, Reserve(generate(reserve.seed, episode + 1), True, reserve.seed, episode)
-
-        return jax.lax.cond(over, start_next, lambda: (world, reserve))
+        one = jax.tree.map(lambda x: x[None], (world, reserve, over))
+        return jax.tree.map(lambda x: x[0], start(*one, chunk=1))
 
     @auto_reset.def_vmap
     def auto_reset_batched(axis_size, in_batched, world, reserve, over):
@@ -149,26 +160,7 @@ def _auto_reset_rule(params: alem_core.Params, static: alem_core.StaticParams):
         world, reserve, over = (
             jax.tree.map(batched, a, b) for a, b in zip(args, in_batched, strict=True)
         )
-        chunk = default_chunk(axis_size)
-
-        def wanted(r: Reserve) -> jax.Array:
-            return (over & ~r.fresh).any() | ((~r.fresh).sum() >= chunk)
-
-        def refill(r: Reserve) -> Reserve:  # ended envs without a reserve first
-            rank = jnp.where(over & ~r.fresh, 0, jnp.where(~r.fresh, 1, 2))
-            slots = jnp.argsort(rank, stable=True)[:chunk]
-            take = rank[slots] < 2
-            made = jax.vmap(generate)(r.seed[slots], r.episode[slots] + 1)
-            put = lambda o, m: o.at[slots].set(jnp.where(_rows(take, m), m, o[slots]))  # noqa: E731
-            fresh = r.fresh.at[slots].set(r.fresh[slots] | take)
-            return dataclasses.replace(r, world=jax.tree.map(put, r.world, made), fresh=fresh)
-
-        def upkeep():
-            r = jax.lax.while_loop(wanted, refill, reserve)
-            started = jax.tree.map(lambda n, w: jnp.where(_rows(over, n), n, w), r.world, world)
-            return started, dataclasses.replace(r, fresh=r.fresh & ~over, episode=r.episode + over)
-
-        out = jax.lax.cond(over.any(), upkeep, lambda: (world, reserve))
+        out = start(world, reserve, over, default_chunk(axis_size))
         return out, jax.tree.map(lambda _: True, out)
 
     return auto_reset
@@ -203,10 +195,10 @@ class AlemJaxMARL(MultiAgentEnv):
         """
         if spaces is None:
             raise ImportError(INSTALL_HINT)
-        static = AlemParallelEnv._static(players, comm_channels, static)
+        static = static_params(players, comm_channels, static)
         super().__init__(num_agents=static.player_count)
         self.static = static
-        self.params = AlemParallelEnv._params(difficulty, int(max_steps), params)
+        self.params = gameplay_params(difficulty, int(max_steps), params)
         self.full_info = bool(full_info)
         self.world_state = bool(world_state)
         self.num_allies = static.player_count
@@ -230,8 +222,10 @@ class AlemJaxMARL(MultiAgentEnv):
 
     @partial(jax.jit, static_argnums=(0,))
     def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], AlemJaxMARLState]:
-        world = core_reset(jax.random.fold_in(key, 0), self.params, self.static)[1]
-        reserve = core_reset(jax.random.fold_in(key, 1), self.params, self.static)[1]
+        world, reserve = (
+            core_reset(episode_keys(key, jnp.int32(e))[0], self.params, self.static)[1]
+            for e in (0, 1)
+        )
         reserve = Reserve(reserve, jnp.bool_(True), key, jnp.int32(0))
         obs, mask = observe(world, self.params, self.static)
         state = AlemJaxMARLState(world, reserve, mask, jnp.bool_(False), jnp.int32(0))

@@ -82,9 +82,14 @@ class AheadOfTime:
     """
 
     def __init__(
-        self, jitted: Any, *example_args: Any, compiler_options: dict | None = None
+        self,
+        jitted: Any,
+        *example_args: Any,
+        compiler_options: dict | None = None,
+        lowered: Any = None,
     ) -> None:
-        self.lowered = jitted.lower(*example_args)
+        """Lower ``jitted`` for ``example_args`` (or take an already ``lowered`` program)."""
+        self.lowered = jitted.lower(*example_args) if lowered is None else lowered
         self._options = compiler_options or None
         self._future: Future | None = None
         self._compiled: Any = None
@@ -92,10 +97,7 @@ class AheadOfTime:
     @classmethod
     def of_lowered(cls, lowered: Any, compiler_options: dict | None = None) -> AheadOfTime:
         """The same lowered program, compiled with other options."""
-        program = cls.__new__(cls)
-        program.lowered, program._options = lowered, compiler_options or None
-        program._future, program._compiled = None, None
-        return program
+        return cls(None, compiler_options=compiler_options, lowered=lowered)
 
     @property
     def ready(self) -> bool:

@@ -67,6 +67,7 @@ does one jitted call and one ``jax.device_get`` of a single stacked array.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -78,15 +79,22 @@ from pettingzoo import ParallelEnv
 
 import alem_core
 from alem_core.observation.map_view import HANDOVER_WINDOW_SCALE
-from alem_core.pixels import pixel_shape
 from alem_pz.envs import episode_score, rendering
-from alem_pz.envs.action_checks import action_array, check_legal, positive_int, switch
+from alem_pz.envs.arguments import (
+    action_array,
+    check_legal,
+    gameplay_params,
+    positive_int,
+    static_params,
+    switch,
+)
 from alem_pz.envs.infos import agent_infos
 from alem_pz.envs.kernels import compiled_core
+from alem_pz.envs.observers import OBSERVERS, Frame, Observer, make_observer
 
 OBS_HIGH = 100.0
 """Upper bound of every observation entry (raw counts are capped at 99)."""
-OBS_TYPES = ("symbolic", "pixels", "text")
+OBS_TYPES = OBSERVERS
 DEFAULT_MAX_STEPS = 10000
 
 
@@ -119,8 +127,10 @@ class AlemParallelEnv(ParallelEnv):
         static: alem_core.StaticParams | None = None,
         text_config: Any = None,
         strict_actions: bool = False,
+        observer: Observer | None = None,
     ) -> None:
-        """Build the env (no compilation happens before the first ``reset``).
+        """Build the env (no compilation happens before the first ``reset``). ``observer``, if
+        given, replaces the observer ``obs_type`` names (``alem_pz.envs.observers``).
 
         Raises:
             ValueError: for an unknown ``obs_type`` or ``render_mode``, a bad ``max_steps``,
@@ -135,15 +145,18 @@ class AlemParallelEnv(ParallelEnv):
                 f"(supported: None and {self.metadata['render_modes']})"
             )
         max_steps = positive_int("max_steps", max_steps)
-        self.static = self._static(players, comm_channels, static)
-        self.params = self._params(difficulty, int(max_steps), params)
+        self.static = static_params(players, comm_channels, static)
+        self.params = gameplay_params(difficulty, int(max_steps), params)
         self.obs_type = obs_type
         self.mask_in_obs = switch("mask_in_obs", mask_in_obs)
         self.strict_actions = switch("strict_actions", strict_actions)
         self.render_mode = render_mode
         self.max_steps = int(max_steps)
-        self.text_config = text_config
-        self._text = None  # the text observer (text mode only), built at the first reset
+        bounds = (obs_low(self.params), OBS_HIGH)
+        self.observer: Observer = observer or make_observer(
+            obs_type, self.params, self.static, bounds, text_config
+        )
+        self.renderer = rendering.Renderer(self.static, render_mode, self.metadata["render_fps"])
         self._masks: np.ndarray | None = None
         self._score: np.ndarray | None = None  # (P, K) of the episode that ended, else None
 
@@ -157,35 +170,6 @@ class AlemParallelEnv(ParallelEnv):
         self._key: jax.Array | None = None
         self._state = None
         self._obs: np.ndarray | None = None
-        self._viewer = None  # the "human" window, opened by the first render()
-
-    @staticmethod
-    def _static(players, comm_channels, static) -> alem_core.StaticParams:
-        if static is None:
-            return alem_core.StaticParams(player_count=players, num_comm_channels=comm_channels)
-        if not isinstance(static, alem_core.StaticParams):
-            raise ValueError(f"static must be an alem_core.StaticParams or None, got {static!r}")
-        if (static.player_count, static.num_comm_channels) != (players, comm_channels):
-            raise ValueError(
-                f"static.player_count={static.player_count} and static.num_comm_channels="
-                f"{static.num_comm_channels} must equal players={players!r} and "
-                f"comm_channels={comm_channels!r}"
-            )
-        return static
-
-    @staticmethod
-    def _params(difficulty, max_steps: int, overrides) -> alem_core.Params:
-        overrides = {} if overrides is None else overrides
-        if not isinstance(overrides, Mapping):
-            raise ValueError(
-                f"params must be a dict of Params overrides or None, got {overrides!r}"
-            )
-        if "max_timesteps" in overrides:
-            raise ValueError(
-                f"set the horizon with max_steps=..., not params['max_timesteps'] "
-                f"(got {overrides['max_timesteps']!r})"
-            )
-        return alem_core.make_params(difficulty, **overrides, max_timesteps=max_steps)
 
     def _build_spaces(self) -> None:
         size = alem_core.obs_size(self.static)
@@ -193,13 +177,7 @@ class AlemParallelEnv(ParallelEnv):
         low = obs_low(self.params)
 
         def obs_space() -> spaces.Space:
-            box = spaces.Box(low, OBS_HIGH, (size,), np.float32)
-            if self.obs_type == "pixels":
-                box = spaces.Box(0.0, 1.0, pixel_shape(self.static), np.float32)
-            if self.obs_type == "text":
-                from alem_pz.text.env import text_space
-
-                box = text_space()
+            box = copy.deepcopy(self.observer.space())
             if not self.mask_in_obs:
                 return box
             return spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (n,), np.int8)})
@@ -267,8 +245,6 @@ class AlemParallelEnv(ParallelEnv):
                 (self.static.player_count, len(self.score_keys)), np.float32
             )
         obs, _, _, _, infos = self._unpack(jax.device_get(packed), self.agents)
-        if self.obs_type == "text":
-            obs = self._text_observations(obs, infos)
         return obs, infos
 
     def step(self, actions: Mapping[str, Any]):
@@ -293,17 +269,9 @@ class AlemParallelEnv(ParallelEnv):
         host = jax.device_get(packed)
         if (host[:, self._flag_column + 1 : self._flag_column + 3] > 0.5).any():  # last step
             self._score = episode_score.score_rows(self._state, self.static)
-        obs, rewards, terms, truncs, infos = self._unpack(host, acting)
-        if self.obs_type == "text":
-            obs = self._text_observations(obs, infos, action_array, rewards)
+        obs, rewards, terms, truncs, infos = self._unpack(host, acting, action_array)
         self.agents = [a for a in acting if not (terms[a] or truncs[a])]
         return obs, rewards, terms, truncs, infos
-
-    def _text_observations(self, obs, infos, actions=None, rewards=None):
-        """Text mode only: each observation becomes its text (``alem_pz.text.env``)."""
-        from alem_pz.text.env import observe
-
-        return observe(self, obs, infos, actions, rewards)
 
     def _validate(self, actions: Mapping[str, Any]) -> np.ndarray:
         """(P,) int32 actions, NOOP for departed agents; raises before anything changes."""
@@ -319,22 +287,27 @@ class AlemParallelEnv(ParallelEnv):
             check_legal(chosen, self._masks, self.agents, self.possible_agents)
         return chosen
 
-    def _unpack(self, packed: np.ndarray, acting: list[str]):
-        """Per-agent dicts from the host copy of ``_pack``'s array."""
+    def _unpack(self, packed: np.ndarray, acting: list[str], actions: np.ndarray | None = None):
+        """Per-agent dicts from the host copy of the packed step's array; the observer turns
+        the frame into observations (``actions`` None after a reset)."""
         d, n = self._obs_dim, self._num_actions
         self._obs = packed[:, :d]  # kept for state(); users get their own copy
-        obs = np.array(self._obs, np.float32)  # writable, contiguous
-        if self.obs_type == "pixels":
-            obs = rendering.pixel_observations(self)
         mask = packed[:, d : d + n].astype(np.int8)
         self._masks = mask.copy()  # strict mode checks against this, not the users' copy
         reward, term, trunc, alive = (packed[:, d + n + j] for j in range(4))
         metrics = packed[:, d + n + 4 :]
         score = (self._score if self._score is not None else self._zero_score).copy()
         infos = agent_infos(acting, self._index, mask, alive, metrics, score)
+        rewards_row = None
+        if actions is not None:  # departed agents earn nothing they could see
+            here = np.isin(self.possible_agents, acting)
+            rewards_row = np.where(here, reward, 0.0).astype(np.float32)
+        frame = Frame(self._obs, self._masks, self._state, actions, rewards_row)
+        obs, extras = self.observer.observe(frame)
         observations, rewards, terms, truncs = {}, {}, {}, {}
         for agent in acting:
             i = self._index[agent]
+            infos[agent].update(extras[i])
             rewards[agent] = float(reward[i])
             terms[agent] = bool(term[i] > 0.5)
             truncs[agent] = bool(trunc[i] > 0.5)
@@ -382,11 +355,29 @@ class AlemParallelEnv(ParallelEnv):
             raise RuntimeError("state() called before reset(); call reset() first")
         return self._obs.reshape(-1).copy()
 
+    @property
+    def packed_state(self) -> Any:
+        """The running episode's state as the compiled step holds it (device buffers, read by
+        the pixel observer and the renderer; ``core_state`` is the ``alem_core.State``)."""
+        if self._state is None:
+            raise RuntimeError("nothing to draw before reset(); call reset() first")
+        return self._state
+
+    @property
+    def action_masks(self) -> np.ndarray:
+        """(P, A) int8: every agent's action mask now (a copy), what ``strict_actions`` checks
+        the next actions against."""
+        if self._masks is None:
+            raise RuntimeError("action_masks read before reset(); call reset() first")
+        return self._masks.copy()
+
     def render(self) -> np.ndarray | None:
         """The team frame: for "rgb_array" (H, W, 3) uint8, every agent's view side by side;
         for "human" shown in a window at ``metadata["render_fps"]`` (returns None)."""
-        return rendering.render(self)
+        if self.render_mode is None:
+            return None
+        return self.renderer.render(self.packed_state)
 
     def close(self) -> None:
         """Close the render window if one is open (compiled functions stay shared)."""
-        rendering.close(self)
+        self.renderer.close()

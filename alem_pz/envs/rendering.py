@@ -62,40 +62,51 @@ def frame_function(static: alem_core.StaticParams, tile_px: int) -> Callable:
     return jax.jit(frame, compiler_options=quick_compile_options("every_step"))
 
 
-def _buffers(env: Any) -> Any:
-    if env._state is None:
-        raise RuntimeError("nothing to draw before reset(); call reset() first")
-    return env._state
+def draw_pixels(static: alem_core.StaticParams, state: Any, tile_px: int) -> np.ndarray:
+    """(P, H, W, 3) float32 pixel observation of every agent from a packed ``state``."""
+    return np.array(jax.device_get(pixel_function(static, tile_px)(state)))
+
+
+def draw_team(static: alem_core.StaticParams, state: Any, tile_px: int) -> np.ndarray:
+    """(H, W, 3) uint8 frame of the whole team from a packed ``state``."""
+    return np.asarray(jax.device_get(frame_function(static, tile_px)(state)))
 
 
 def pixel_observations(env: Any, tile_px: int = AGENT_TILE_PX) -> np.ndarray:
     """(P, H, W, 3) float32 pixel observation of every agent of ``env`` (an ``AlemParallelEnv``)."""
-    return np.array(jax.device_get(pixel_function(env.static, tile_px)(_buffers(env))))
+    return draw_pixels(env.static, env.packed_state, tile_px)
 
 
 def team_frame(env: Any, tile_px: int = RENDER_TILE_PX) -> np.ndarray:
     """(H, W, 3) uint8 frame of the whole team: every agent's view, side by side, agent order."""
-    return np.asarray(jax.device_get(frame_function(env.static, tile_px)(_buffers(env))))
+    return draw_team(env.static, env.packed_state, tile_px)
 
 
-def render(env: Any) -> np.ndarray | None:
-    """``env.render()``: the team frame for "rgb_array", a window update for "human", else None."""
-    if env.render_mode is None:
+class Renderer:
+    """``render()`` of one env: the team frame for "rgb_array", a window for "human" (opened at
+    the first frame), nothing for None. The env holds one and hands it its state."""
+
+    def __init__(self, static: alem_core.StaticParams, mode: str | None, fps: float) -> None:
+        self.static, self.mode, self.fps = static, mode, fps
+        self.window: Window | None = None
+
+    def render(self, state: Any) -> np.ndarray | None:
+        """The frame of a packed ``state`` (returned for "rgb_array", shown for "human")."""
+        if self.mode is None:
+            return None
+        frame = draw_team(self.static, state, RENDER_TILE_PX)
+        if self.mode == "rgb_array":
+            return frame
+        if self.window is None:
+            self.window = Window(caption=f"alem: {self.static.player_count} agents")
+        self.window.show(frame, self.fps)
         return None
-    frame = team_frame(env)
-    if env.render_mode == "rgb_array":
-        return frame
-    if env._viewer is None:
-        env._viewer = Window(caption=f"alem: {env.static.player_count} agents")
-    env._viewer.show(frame, env.metadata["render_fps"])
-    return None
 
-
-def close(env: Any) -> None:
-    """Close ``env``'s window, if it opened one."""
-    if getattr(env, "_viewer", None) is not None:
-        env._viewer.close()
-        env._viewer = None
+    def close(self) -> None:
+        """Close the window, if one is open."""
+        if self.window is not None:
+            self.window.close()
+            self.window = None
 
 
 class Window:

@@ -11,9 +11,9 @@
 * SB3's auto-reset convention: on the step where a world's episode ends, its sub-envs report
   ``done``, ``infos[k]["terminal_observation"]`` holds the final observation,
   ``infos[k]["TimeLimit.truncated"]`` tells truncation from termination, and the returned
-  observation is already the next episode's first one. No spurious transition: the world is
-  reset by a separate call that steps no other world (``_compiled_reset``), so every action
-  the policy picks is carried out.
+  observation is already the next episode's first one: the vector env's ``SAME_STEP`` mode
+  (``alem_core.batch``'s one auto-reset), which starts the ended worlds without stepping any
+  other, so every action the policy picks is carried out.
 * Episode statistics: ``infos[k]["episode"] = {"r", "l", "t"}`` on the ending step, the format
   of SB3's ``Monitor``/``VecMonitor`` (wrapping in ``VecMonitor`` works and overwrites it with
   the same numbers). ``infos[k]["score"]`` holds the (K,) score row there (``score_keys``).
@@ -32,9 +32,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 try:
     from stable_baselines3.common.vec_env import VecEnv
@@ -44,28 +43,7 @@ except ImportError as error:  # pragma: no cover - exercised only without SB3
         "(with a CPU-only torch: pip install -c <(echo torch==2.13.0) stable-baselines3)"
     ) from error
 
-import alem_core
-from alem_core.api import observe
-from alem_core.batch import auto_reset as core_batch
-from alem_core.executables import per_shape
 from alem_pz.envs.vector import AlemVectorEnv
-
-
-@per_shape
-def _compiled_reset(static: alem_core.StaticParams, chunk: int, refresh: bool):
-    """Jitted ``(batch, params) -> (batch, obs, mask, alive)``: the worlds that ended on the last
-    call start their next episode now (the reserve swapped in, as ``batch.step`` would do on
-    the next call), and no other world moves. ``refresh=False`` only swaps (ended worlds whose
-    reserve is fresh, the usual case): it compiles in a fraction of the time of the variant
-    that may regenerate reserves, which is compiled only when a stale reserve needs it."""
-
-    def run(batch, params):
-        batch = batch._replace(pending=batch.pending | batch.done, done=jnp.zeros_like(batch.done))
-        batch, _ = core_batch.upkeep(batch, params, static, chunk, refresh=refresh, score=False)
-        obs, mask = jax.vmap(lambda state: observe(state, params, static))(batch.worlds)
-        return batch, obs, mask, batch.worlds.players.alive
-
-    return jax.jit(run, donate_argnums=0)
 
 
 class AlemSB3VecEnv(VecEnv):
@@ -74,7 +52,9 @@ class AlemSB3VecEnv(VecEnv):
     def __init__(self, num_envs: int = 1, **env_kwargs: Any) -> None:
         """Build the env (nothing compiles before the first ``reset``); raises ValueError for
         whatever ``AlemVectorEnv`` rejects."""
-        self.vector = AlemVectorEnv(num_envs=num_envs, **env_kwargs)
+        self.vector = AlemVectorEnv(
+            num_envs=num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **env_kwargs
+        )
         self.render_mode = None
         v = self.vector
         super().__init__(v.num_envs, v.single_observation_space, v.single_action_space)
@@ -82,7 +62,6 @@ class AlemSB3VecEnv(VecEnv):
         self._mask = np.zeros((v.num_envs, v.num_actions), bool)
         self._returns = np.zeros(v.num_envs, np.float64)
         self._lengths = np.zeros(v.num_envs, np.int64)
-        self._params = None
         self._start = time.perf_counter()
 
     @property
@@ -117,8 +96,7 @@ class AlemSB3VecEnv(VecEnv):
         out = [{} for _ in range(self.num_envs)]
         mask = infos["action_mask"].astype(bool)
         if dones.any():
-            final = obs.copy()
-            obs, mask = self._reset_ended(obs, mask, dones)
+            final = infos["final_obs"]
             elapsed = round(time.perf_counter() - self._start, 6)
             for k in np.flatnonzero(dones):
                 out[k] = {
@@ -132,23 +110,6 @@ class AlemSB3VecEnv(VecEnv):
             self._lengths[dones] = 0
         self._mask = mask
         return obs, rewards.astype(np.float32), dones, out
-
-    def _reset_ended(self, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray):
-        """Swap the next episode in for the worlds that just ended; their rows of ``obs`` and
-        ``mask`` become the new episode's first ones."""
-        v = self.vector
-        if self._params is None:
-            self._params = jax.device_put(v.params.as_arrays())
-        ended = np.asarray(jax.device_get(v.runner.batch.done))
-        stale = ended & ~np.asarray(jax.device_get(v.runner.batch.reserve_fresh))
-        run = _compiled_reset(v.static, v.runner.chunk, bool(stale.any()))
-        v.runner.batch, new_obs, new_mask, _ = run(v.runner.batch, self._params)
-        new_obs, new_mask = jax.device_get((new_obs, new_mask))
-        obs[rows] = new_obs.reshape(self.num_envs, -1)[rows]
-        mask = mask.copy()
-        mask[rows] = new_mask.reshape(self.num_envs, -1)[rows]
-        v._mask = mask.astype(np.int8)  # strict mode checks the next actions against these
-        return obs, mask
 
     def action_masks(self) -> np.ndarray:
         """(N·P, A) bool: the legal actions of every sub-env now (``MaskablePPO``)."""

@@ -14,8 +14,13 @@ loop over worlds; arrays come back as numpy.
 
 * ``single_observation_space``: ``Box(low, 100, (D,), float32)``, as the ParallelEnv's;
   ``single_action_space``: ``Discrete(A)``.
-* ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP``: the step after a world ends
-  resets it; the actions of its sub-envs are ignored and their reward is 0.
+* ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP`` by default: the step after a
+  world ends resets it; the actions of its sub-envs are ignored and their reward is 0.
+  ``autoreset_mode=AutoresetMode.SAME_STEP`` (or ``"SameStep"``) resets it in the step where it
+  ends, as Gymnasium's ``SAME_STEP`` mode does: that step returns the next episode's first
+  observation and mask, with the last ones in ``infos["final_obs"]`` and
+  ``infos["final_info"]["action_mask"]`` (masks ``_final_obs``, ``_final_info``: the sub-envs
+  that ended). Both modes play the same episodes (one auto-reset, ``alem_core.batch``).
 * The same infos on every step, each key ``k`` with its all-True ``_k`` mask (Gymnasium's dict
   infos): ``infos["action_mask"]`` (N·P, A) int8, ``infos["alive"]`` (N·P,) bool (dead agents
   stay, with only NOOP legal), ``infos["world"]`` (N·P,) the world of each sub-env, and
@@ -30,8 +35,8 @@ Illegal actions behave as in ``AlemParallelEnv`` (see its env card); ``strict_ac
 raises naming the sub-env, its (world, agent) and the action. Keyword arguments: those of
 ``AlemParallelEnv`` except the rendering and observation options (``players``, ``difficulty``,
 ``comm_channels``, ``max_steps``, ``params``, ``static``, ``strict_actions``), plus ``chunk``
-(reserve refresh size, default N / 8) and ``shard`` (split the worlds over all local devices,
-default True).
+(reserve refresh size, default N / 8), ``shard`` (split the worlds over all local devices,
+default True) and ``autoreset_mode``.
 """
 
 from __future__ import annotations
@@ -49,8 +54,8 @@ import alem_core
 from alem_core.batch.runner import BatchRunner
 from alem_core.constants import action_label
 from alem_core.scoring.score import score_keys
-from alem_pz.envs.action_checks import positive_int, switch
-from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, AlemParallelEnv, obs_low
+from alem_pz.envs.arguments import gameplay_params, positive_int, static_params, switch
+from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, obs_low
 
 
 class AlemVectorEnv(VectorEnv):
@@ -74,18 +79,22 @@ class AlemVectorEnv(VectorEnv):
         shard: bool = True,
         max_episode_steps: int | None = None,
         strict_actions: bool = False,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
         """Build the env; nothing is compiled before the first ``reset``.
 
         Raises:
-            ValueError: ``num_envs`` < 1, and whatever ``AlemParallelEnv`` rejects.
+            ValueError: ``num_envs`` < 1, an ``autoreset_mode`` other than ``NEXT_STEP`` and
+                ``SAME_STEP``, and whatever ``AlemParallelEnv`` rejects.
         """
+        mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.num_worlds = positive_int("num_envs", num_envs)
         if max_episode_steps is not None:  # gymnasium.make_vec's spelling of the horizon
             max_steps = positive_int("max_episode_steps", max_episode_steps)
         positive_int("max_steps", max_steps)
-        self.static = AlemParallelEnv._static(players, comm_channels, static)
-        self.params = AlemParallelEnv._params(difficulty, int(max_steps), params)
+        self.static = static_params(players, comm_channels, static)
+        self.params = gameplay_params(difficulty, int(max_steps), params)
         self.players = self.static.player_count
         self.num_envs = self.num_worlds * self.players
         self.num_actions = self.static.num_actions
@@ -96,7 +105,8 @@ class AlemVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
-        self.runner = BatchRunner(self.num_worlds, self.params, self.static, chunk, shard)
+        timing = "same_step" if mode is AutoresetMode.SAME_STEP else "next_step"
+        self.runner = BatchRunner(self.num_worlds, self.params, self.static, chunk, shard, timing)
         self._world = np.repeat(np.arange(self.num_worlds), self.players)
         self._seed_rng = np.random.default_rng()
         self.strict_actions = switch("strict_actions", strict_actions)
@@ -193,11 +203,36 @@ class AlemVectorEnv(VectorEnv):
             "score": score,
         }
         infos.update({f"_{k}": np.ones(n, bool) for k in list(infos)})
+        if "final_obs" in info:  # same-step timing, a world ended on this call
+            infos |= self._final(info, np.repeat(done, self.players))
         flows = (reward.reshape(n), term.reshape(n), trunc.reshape(n))
         return (obs, *(_writable(x) for x in flows), infos)
 
+    def _final(self, info: dict, ended: np.ndarray) -> dict[str, Any]:
+        """Gymnasium's same-step keys: the last observation and mask of the ended sub-envs."""
+        obs, mask = jax.device_get((info["final_obs"], info["final_action_mask"]))
+        n = self.num_envs
+        final_info = {"action_mask": mask.reshape(n, -1).astype(np.int8), "_action_mask": ended}
+        final_obs = _writable(obs.reshape(n, -1))
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info,
+                "_final_info": ended}  # fmt: skip
+
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release (compiled functions stay cached for other envs)."""
+
+
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """``NEXT_STEP`` or ``SAME_STEP`` from the enum or its value; ValueError for the rest."""
+    allowed = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+    try:
+        chosen = AutoresetMode(mode)
+    except ValueError:
+        chosen = None
+    if chosen not in allowed:
+        raise ValueError(
+            f"autoreset_mode must be one of {[m.value for m in allowed]}, got {mode!r}"
+        )
+    return chosen
 
 
 def _writable(array: np.ndarray) -> np.ndarray:

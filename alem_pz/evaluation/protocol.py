@@ -45,9 +45,11 @@ def make_env(
     static: alem_core.StaticParams | None = None,
     players: int = 3,
     obs_type: str = "symbolic",
+    text_config: Any = None,
 ) -> AlemParallelEnv:
     """The protocol's env for one difficulty (``static`` overrides the shapes, for tests;
-    ``obs_type="text"`` for language agents: same params, same world seeds)."""
+    ``obs_type="text"`` for language agents, with their ``text_config``: same params, same
+    world seeds)."""
     return AlemParallelEnv(
         players=players,
         difficulty=difficulty,
@@ -55,6 +57,7 @@ def make_env(
         params=PROTOCOL_PARAMS,
         static=static,
         obs_type=obs_type,
+        text_config=text_config,
     )
 
 

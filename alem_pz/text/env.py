@@ -1,4 +1,4 @@
-"""The ``obs_type="text"`` face of ``AlemParallelEnv``: hooks the env calls only in text mode.
+"""The ``obs_type="text"`` face of ``AlemParallelEnv``: its observer (``alem_pz.envs.observers``).
 
 Each agent's observation is its long-term then short-term context as one string
 (``gymnasium.spaces.Text``); ``infos[agent]["text"]`` holds the two parts and the inactive
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from gymnasium import spaces
 
-from alem_pz.text.observer import TEXT_CHARSET, TEXT_MAX_LENGTH, AgentText, TextObserver
+from alem_pz.envs.kernels import compiled_core
+from alem_pz.text.observer import TEXT_CHARSET, TEXT_MAX_LENGTH, TextObserver
 
 
 def text_space() -> spaces.Text:
@@ -21,31 +21,28 @@ def text_space() -> spaces.Text:
     return spaces.Text(max_length=TEXT_MAX_LENGTH, min_length=0, charset=TEXT_CHARSET)
 
 
-def observe(env: Any, obs: dict, infos: dict, actions=None, rewards=None) -> dict:
-    """Replace each acting agent's observation by its text (in place for ``infos``).
+class EnvTextObserver:
+    """The text observer of ``AlemParallelEnv(obs_type="text")`` (``alem_pz.envs.observers``):
+    a ``TextObserver`` fed from the env's frames."""
 
-    Called after the env unpacked a reset (``actions`` None) or a step.
-    """
-    if getattr(env, "_text", None) is None:
-        env._text = TextObserver(env.params, env.static, getattr(env, "text_config", None))
-    masks = env._masks
-    state = env.core_state
-    if actions is None:
-        texts = env._text.reset(state, masks)
-    else:
-        reward_array = np.array([rewards.get(a, 0.0) for a in env.possible_agents], np.float32)
-        texts = env._text.step(state, actions, reward_array, masks)
-    out = {}
-    for agent in obs:
-        text: AgentText = texts[env._index[agent]]
-        infos[agent]["text"] = {
-            "long": text.long,
-            "short": text.short,
-            "inactive": text.inactive,
-            "frame": text.frame,
-        }
-        if env.mask_in_obs:
-            out[agent] = {"observation": text.full, "action_mask": obs[agent]["action_mask"]}
+    def __init__(self, params: Any, static: Any, config: Any = None) -> None:
+        self.static = static
+        self.text = TextObserver(params, static, config)
+
+    def space(self) -> spaces.Text:
+        """``spaces.Text`` (``text_space``)."""
+        return text_space()
+
+    def observe(self, frame: Any) -> tuple[list[str], list[dict[str, Any]]]:
+        """Each agent's full text, and its parts as ``infos[agent]["text"]``, from an
+        ``alem_pz.envs.observers.Frame`` (not imported: that module builds this one)."""
+        state = compiled_core(self.static).unpack_state(frame.state)
+        if frame.actions is None:
+            texts = self.text.reset(state, frame.masks)
         else:
-            out[agent] = text.full
-    return out
+            texts = self.text.step(state, frame.actions, frame.rewards, frame.masks)
+        extras = [
+            {"text": {"long": t.long, "short": t.short, "inactive": t.inactive, "frame": t.frame}}
+            for t in texts
+        ]
+        return [t.full for t in texts], extras

@@ -168,8 +168,7 @@ def run_llm_episode(
     without them the episode makes its own and closes them."""
     record_path, trace_path = _episode_paths(out, difficulty, index)
     record_path.parent.mkdir(parents=True, exist_ok=True)
-    env = protocol.make_env(difficulty, max_steps, static, players, obs_type="text")
-    env.text_config = config.text
+    env = protocol.make_env(difficulty, max_steps, static, players, "text", config.text)
     seed = protocol.BASE_SEED + index
     env.reset(seed=seed)
     fingerprint = world_fingerprint(env.core_state)

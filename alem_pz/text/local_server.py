@@ -77,10 +77,10 @@ class LocalServer:
                 pass
 
             def do_POST(self) -> None:
-                owner._handle(self)
+                owner.answer_post(self)
 
             def do_GET(self) -> None:
-                owner._get(self)
+                owner.answer_get(self)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -106,7 +106,7 @@ class LocalServer:
                 return name if attempt == 1 or not transport else None
         return None
 
-    def _get(self, handler: BaseHTTPRequestHandler) -> None:
+    def answer_get(self, handler: BaseHTTPRequestHandler) -> None:
         """``/stats``: the counts, for a client that cannot read ``stats`` (another process)."""
         if handler.path.rstrip("/").endswith("/stats"):
             with self._lock:
@@ -114,7 +114,7 @@ class LocalServer:
             return _send(handler, 200, stats)
         _send(handler, 404, {"error": {"message": f"no {handler.path}"}})
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+    def answer_post(self, handler: BaseHTTPRequestHandler) -> None:
         body = handler.rfile.read(int(handler.headers.get("Content-Length", 0)))
         with self._lock:
             self.auth_headers.append(handler.headers.get("Authorization", ""))

@@ -104,6 +104,33 @@ def test_episode_end_statistics_then_next_step_reset():
     assert "episode" not in infos
 
 
+def test_same_step_mode_plays_the_same_episodes_one_call_sooner():
+    nxt, same = make(), make(autoreset_mode=AutoresetMode.SAME_STEP)
+    assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    _, infos = nxt.reset(seed=5)
+    same.reset(seed=5)
+    rng = np.random.default_rng(2)
+    for episode in range(2):
+        for t in range(HORIZON):
+            actions = legal(infos, rng)
+            n_obs, n_rew, n_term, n_trunc, infos = nxt.step(actions)
+            s_obs, s_rew, s_term, s_trunc, s_infos = same.step(actions)
+            np.testing.assert_array_equal(n_rew, s_rew)
+            np.testing.assert_array_equal(n_trunc, s_trunc)
+            assert ("final_obs" in s_infos) == (t == HORIZON - 1)
+            if t < HORIZON - 1:
+                np.testing.assert_array_equal(n_obs, s_obs)
+        np.testing.assert_array_equal(s_infos["final_obs"], n_obs)  # the last observation
+        np.testing.assert_array_equal(s_infos["_final_obs"], n_trunc)
+        np.testing.assert_array_equal(s_infos["final_info"]["action_mask"], infos["action_mask"])
+        np.testing.assert_array_equal(s_infos["score"], infos["score"])
+        reset_obs, *_, infos = nxt.step(legal(infos, rng))  # NEXT_STEP resets one call later
+        np.testing.assert_array_equal(s_obs, reset_obs)
+        np.testing.assert_array_equal(s_infos["action_mask"], infos["action_mask"])
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        make(autoreset_mode=AutoresetMode.DISABLED)
+
+
 def test_same_seed_same_multi_step_run():
     runs = []
     for _ in range(2):

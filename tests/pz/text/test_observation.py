@@ -12,6 +12,7 @@ import alem_core
 import alem_pz
 from alem_core.constants import Action, MobClass
 from alem_core.testing import hand_built_state, with_inventory
+from alem_pz.envs.observers import SymbolicObserver
 from alem_pz.text import view
 from alem_pz.text.observation import Context, Feedback, TextConfig, long_term, short_term
 from alem_pz.text.wording import LocationStyle, relative
@@ -212,6 +213,6 @@ def test_symbolic_env_builds_no_text():
     env = alem_pz.parallel_env(players=3, static=SMALL, difficulty="easy", max_steps=5)
     obs, infos = env.reset(seed=9999)
     obs, *_, infos = env.step(dict.fromkeys(env.agents, 0))
-    assert env._text is None and "text" not in infos["agent_0"]
+    assert isinstance(env.observer, SymbolicObserver) and "text" not in infos["agent_0"]
     assert isinstance(obs["agent_0"], np.ndarray)
     env.close()

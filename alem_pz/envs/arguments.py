@@ -1,6 +1,6 @@
-"""Checking what a user passes to the env faces (actions, and the constructor's counts and
-switches): a clear error naming the agent or argument and the value, raised before anything in
-the running episode changes."""
+"""Checking what a user passes to the env faces (actions, and the constructor's counts,
+switches, shapes and gameplay parameters), one module for every face: a clear error naming the
+agent or argument and the value, raised before anything in the running episode changes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import jax
 import numpy as np
 
+import alem_core
 from alem_core.constants import Action, action_label
 
 
@@ -43,6 +44,40 @@ def switch(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def static_params(
+    players: int, comm_channels: int, static: alem_core.StaticParams | None
+) -> alem_core.StaticParams:
+    """The faces' shapes: ``static`` if given (its sizes must equal ``players`` and
+    ``comm_channels``), else the default world for that team."""
+    if static is None:
+        return alem_core.StaticParams(player_count=players, num_comm_channels=comm_channels)
+    if not isinstance(static, alem_core.StaticParams):
+        raise ValueError(f"static must be an alem_core.StaticParams or None, got {static!r}")
+    if (static.player_count, static.num_comm_channels) != (players, comm_channels):
+        raise ValueError(
+            f"static.player_count={static.player_count} and static.num_comm_channels="
+            f"{static.num_comm_channels} must equal players={players!r} and "
+            f"comm_channels={comm_channels!r}"
+        )
+    return static
+
+
+def gameplay_params(
+    difficulty: str | float, max_steps: int, overrides: Mapping[str, Any] | None
+) -> alem_core.Params:
+    """The faces' ``Params``: ``difficulty`` with the ``params`` overrides and the horizon
+    ``max_steps`` (never ``params["max_timesteps"]``: one spelling per face)."""
+    overrides = {} if overrides is None else overrides
+    if not isinstance(overrides, Mapping):
+        raise ValueError(f"params must be a dict of Params overrides or None, got {overrides!r}")
+    if "max_timesteps" in overrides:
+        raise ValueError(
+            f"set the horizon with max_steps=..., not params['max_timesteps'] "
+            f"(got {overrides['max_timesteps']!r})"
+        )
+    return alem_core.make_params(difficulty, **overrides, max_timesteps=max_steps)
 
 
 def action_array(
