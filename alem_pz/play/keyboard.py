@@ -17,22 +17,20 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import jax
 import numpy as np
 
 import alem_core
-from alem_core.constants import ROLE_OF_INDEX, Achievement
 from alem_pz.envs import rendering
 from alem_pz.envs.kernels import compiled_core
 from alem_pz.envs.parallel import AlemParallelEnv
 from alem_pz.episode import Episode
-from alem_pz.evaluation.policies import load_seat_policies
 from alem_pz.evaluation.protocol import BASE_SEED
 from alem_pz.play.gif import save_frames
 from alem_pz.play.keys import describe, key_table
 from alem_pz.play.seats import hud_lines, parse_humans
+from alem_pz.play.session import PlaySession, SessionConfig
 
 ACCENTS = ((64, 216, 242), (90, 230, 90), (255, 184, 51), (178, 115, 242), (255, 115, 178))
 NOTICE_SECONDS = 3.5
@@ -40,42 +38,27 @@ HINT = "WASD move  Space do  Tab sleep  1-8 tools  F1-F9 request  Ctrl+digit giv
 
 
 @dataclass
-class PlayConfig:
-    """Options of a play session (the command-line flags)."""
+class PlayConfig(SessionConfig):
+    """Options of keyboard play (the command-line flags): the session's, and the window's."""
 
-    players: int = 3
-    difficulty: str | float = "easy"
-    seed: int | None = None
+    tile_px: int = 32
     fps: float = 30.0
     scale: float = 1.0
-    tile_px: int = 32
-    humans: tuple[int, ...] = (0,)
-    ai: str = "random"
-    comm_channels: int = 0
-    max_steps: int = 10000
     episodes: int | None = None
     record: str | None = None
-    static: alem_core.StaticParams | None = field(default=None, repr=False)
 
 
 class Game:
-    """One play session: the env, whose turn it is, notices, the window and the event loop."""
+    """Keyboard play: a ``PlaySession`` (``alem_pz.play.session``) seen through a pygame window,
+    with hot-seat turns, notices and the event loop."""
 
     def __init__(self, config: PlayConfig) -> None:
         import pygame
 
         self.pg, self.config = pygame, config
-        self.env = AlemParallelEnv(
-            players=config.players, difficulty=config.difficulty,
-            comm_channels=config.comm_channels, max_steps=config.max_steps, static=config.static,
-        )  # fmt: skip
-        self.p = self.env.static.player_count
-        seed = config.seed if config.seed is not None else int(time.time()) % 100000
-        self.seed = seed
-        self.humans = [i for i in sorted(set(config.humans)) if 0 <= i < self.p]
+        self.session = PlaySession(config)
+        self.p, self.humans = self.session.p, self.session.humans
         nc = self.env.static.num_comm_channels
-        ai_seats = [i for i in range(self.p) if i not in self.humans]
-        self.ai = load_seat_policies(config.ai, ai_seats, self.p, seed, nc)
         pygame.display.init()  # key names resolve only once pygame's display is up
         self.keys = {
             (pygame.key.key_code(name), mods): action
@@ -93,35 +76,61 @@ class Game:
         self.screen = None
         self.dirty = True
         self._shown_notices: tuple[str, ...] = ()
-        self._start_episode()
+        self._begin()
         # The window opens only once the step is compiled: the first key then moves at once.
         compiled_core(self.env.static).step.wait()
 
-    # ---- turns ----------------------------------------------------------------------------
+    # ---- the session, as this window sees it ------------------------------------------------
 
-    def _start_episode(self) -> None:
-        self.current = Episode(self.env, self.seed + self.episodes)
-        self.chosen: dict[int, int] = {}
-        self._refresh()
-        self.before = self.state
-        self._record()
-        self._next_turn()
+    @property
+    def env(self) -> AlemParallelEnv:
+        """The session's env."""
+        return self.session.env
 
-    def _refresh(self) -> None:
-        """After the world changed: one host copy of the state (the HUD reads it) and the
-        pixel views, computed once per step rather than on every frame."""
-        self.state = jax.device_get(self.env.core_state)
-        self.views = rendering.pixel_observations(self.env, self.config.tile_px)
-        self.dirty = True
+    @property
+    def current(self) -> Episode:
+        """The running episode."""
+        return self.session.current
+
+    @property
+    def state(self) -> alem_core.State:
+        """Host copy of the state (the HUD reads it)."""
+        return self.session.state
+
+    @property
+    def views(self) -> np.ndarray:
+        """(P, H, W, 3) float pixel views of the last step."""
+        return self.session.views
+
+    @property
+    def chosen(self) -> dict[int, int]:
+        """Actions the people chose for this step."""
+        return self.session.chosen
+
+    @chosen.setter
+    def chosen(self, value: dict[int, int]) -> None:
+        self.session.chosen = value
 
     @property
     def steps(self) -> int:
         """Steps played in the running episode."""
-        return self.current.steps
+        return self.session.steps
 
     def can_act(self, i: int) -> bool:
         """Player ``i`` has a real choice (not dead, asleep or resting: more than NOOP legal)."""
-        return self.current.can_act(i)
+        return self.session.can_act(i)
+
+    def summary(self) -> list[str]:
+        """End-of-episode lines (``PlaySession.summary``)."""
+        return self.session.summary()
+
+    # ---- turns ----------------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        """A new episode is on screen: record its first frame, give the first turn."""
+        self.dirty = True
+        self._record()
+        self._next_turn()
 
     def _next_turn(self) -> None:
         """Move the turn to the next person who can act; step the world when none is left."""
@@ -146,40 +155,25 @@ class Game:
 
     def step_world(self) -> None:
         """Fill in AI and NOOP seats, step once, update notices, end the episode if over."""
-        ai = {i: policy for i, policy in self.ai.items() if self.can_act(i)}
-        self.current.step(self.chosen | self.current.ask(ai))
-        self._refresh()
+        ai = [i for i in self.session.policies if self.can_act(i)]
+        self.session.step(self.chosen | self.session.ask(ai))
+        self.dirty = True
         self._notice_changes()
-        self.chosen = {}
         self._record()
-        if self.current.over:
+        if self.session.over:
             self._end_episode()
         else:
             self._next_turn()
 
     def _notice_changes(self) -> None:
-        after = self.state
-        new = after.players.achievements & ~self.before.players.achievements
-        lost = self.before.players.health - after.players.health
+        before, after = self.session.before, self.state
+        lost = before.players.health - after.players.health
         now = time.monotonic()
-        for i, a in zip(*np.nonzero(new), strict=True):
-            self.notices.append((f"P{i + 1} {Achievement(a).name.lower()}", (255, 210, 60), now))
+        for i, a in self.session.gained:
+            self.notices.append((f"P{i + 1} {a.name.lower()}", (255, 210, 60), now))
         for i in np.flatnonzero(lost >= 0.5):
             self.notices.append((f"P{i + 1} -{lost[i]:.0f} HP", (240, 70, 70), now))
         self.notices = self.notices[-4:]
-        self.before = after
-
-    def summary(self) -> list[str]:
-        """End-of-episode lines: steps, score (return) and achievements of every agent."""
-        unlocked, returns = self.state.players.achievements, self.current.returns
-        lines = [f"episode over after {self.steps} steps (seed {self.seed + self.episodes})"]
-        for i in range(self.p):
-            names = [Achievement(a).name.lower() for a in np.flatnonzero(unlocked[i])]
-            lines.append(
-                f"P{i + 1} {ROLE_OF_INDEX[i % 3].name.lower()}: score {returns[i]:.1f}, "
-                f"{len(names)} achievements: {', '.join(names) or '-'}"
-            )
-        return lines
 
     def _end_episode(self) -> None:
         lines = self.summary()
@@ -188,7 +182,8 @@ class Game:
         self.notices = [(line, (255, 255, 255), now + 2) for line in lines[:3]]
         self.episodes += 1
         if self.config.episodes is None or self.episodes < self.config.episodes:
-            self._start_episode()
+            self.session.next_episode()
+            self._begin()
 
     def _record(self) -> None:
         if self.config.record:

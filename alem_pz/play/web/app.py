@@ -71,36 +71,32 @@ class Hub:
 
     def welcome(self) -> dict[str, Any]:
         """Options and the key table: what the page needs once."""
-        r = self.room
-        static = r.env.static
+        o = self.room.options()
+        p, nc = o["players"], o["comm_channels"]
         return {
-            "type": "welcome", "players": r.p, "mode": "tick" if r.config.tick_ms else "turn",
-            "tick_ms": r.config.tick_ms, "num_actions": r.num_actions, "give_base": GIVE_BASE,
-            "give_slots": num_give_slots(r.p), "comm_base": comm_base(r.p),
-            "comm_channels": static.num_comm_channels,
-            "keys": browser_keys(r.p, static.num_comm_channels),
-            "difficulty": r.config.difficulty, "ai": r.config.ai, "room": self.name,
+            "type": "welcome", "players": p, "mode": o["mode"], "tick_ms": o["tick_ms"],
+            "num_actions": o["num_actions"], "give_base": GIVE_BASE,
+            "give_slots": num_give_slots(p), "comm_base": comm_base(p), "comm_channels": nc,
+            "keys": browser_keys(p, nc), "difficulty": o["difficulty"], "ai": o["ai"],
+            "room": self.name,
         }  # fmt: skip
 
-    def status(self) -> dict[str, Any]:
-        """Seats and who the world waits for."""
-        r = self.room
-        return {
-            "type": "status", "step": r.steps, "episode": r.episode, "started": r.started,
-            "seats": r.seats_info(), "waiting": r.waiting_for(),
-            "chosen": sorted(r.chosen), "over": r.current.over,
-        }  # fmt: skip
+    def status(self, snap: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Seats and who the world waits for (from ``snap``, else a new ``Room.snapshot``)."""
+        snap = self.room.snapshot() if snap is None else snap
+        keys = ("step", "episode", "started", "seats", "waiting", "chosen", "over")
+        return {"type": "status", **{k: snap[k] for k in keys}}
 
     def frame(self) -> dict[str, Any]:
         """Every seat's view (PNG data URLs, encoded once per step), HUDs and the status."""
-        r = self.room
-        if self._urls[0] != (r.episode, r.steps):
-            urls = [f"data:image/png;base64,{base64.b64encode(b).decode()}" for b in r.pngs]
-            self._urls = ((r.episode, r.steps), urls)
+        snap = self.room.snapshot()
+        if self._urls[0] != (snap["episode"], snap["step"]):
+            urls = [f"data:image/png;base64,{base64.b64encode(b).decode()}" for b in snap["pngs"]]
+            self._urls = ((snap["episode"], snap["step"]), urls)
+        shown = ("hud", "events", "last", "summary", "chat")
         return {
-            **self.status(), "type": "frame", "views": self._urls[1],
-            "hud": [r.hud(i) for i in range(r.p)], "events": r.events, "last": r.last,
-            "summary": r.summary, "chat": r.chat_log, "sent_at": time.time(),
+            **self.status(snap), "type": "frame", "views": self._urls[1],
+            **{k: snap[k] for k in shown}, "sent_at": time.time(),
         }  # fmt: skip
 
     async def publish(self, kind: str = "frame") -> None:
@@ -220,7 +216,8 @@ async def receive(hub: Hub, page: Page, socket: WebSocket) -> None:
 async def clock(hub: Hub) -> None:
     """Real-time ticks (``tick_ms``) and, in both modes, AI takeovers of abandoned seats."""
     room = hub.room
-    period = room.config.tick_ms / 1000 if room.config.tick_ms else 1.0
+    tick_ms = room.options()["tick_ms"]
+    period = tick_ms / 1000 if tick_ms else 1.0
     next_at = time.monotonic() + period
     while True:
         await asyncio.sleep(max(0.0, next_at - time.monotonic()))
@@ -228,10 +225,10 @@ async def clock(hub: Hub) -> None:
         stepped = False
         if await hub.call(room.check_takeovers):
             await hub.publish("status")
-            stepped = room.config.tick_ms is None
-        if room.config.tick_ms and not room.current.over:
+            stepped = tick_ms is None
+        if tick_ms and not room.over:
             stepped = await hub.call(room.tick)
-        if room.config.tick_ms is None:
+        if tick_ms is None:
             hub.run_unattended()
         if stepped:
             await hub.publish("frame")
@@ -330,11 +327,11 @@ async def lobby_entry(name: str, hub: Hub) -> dict[str, Any]:
     """One row of the lobby: the room's options, step and free seats."""
     status = await hub.call(hub.status)
     free = [s["seat"] for s in status["seats"] if s["human"] and not s["taken"]]
-    room = hub.room
+    options = hub.room.options()
     return {
-        "name": name, "url": f"/room/{name}", "players": room.p, "free": free,
-        "ai": room.config.ai, "mode": "tick" if room.config.tick_ms else "turn",
-        "difficulty": room.config.difficulty, "step": status["step"],
+        "name": name, "url": f"/room/{name}", "players": options["players"], "free": free,
+        "ai": options["ai"], "mode": options["mode"],
+        "difficulty": options["difficulty"], "step": status["step"],
         "episode": status["episode"], "over": status["over"],
     }  # fmt: skip
 
@@ -345,7 +342,7 @@ async def episode_gif(hub: Hub) -> Response:
     from alem_pz.play.web.replay import record_gif
 
     room = hub.room
-    finished = room.record_paths if room.current.over else room.record_paths[:-1]
+    finished = room.record_paths if room.over else room.record_paths[:-1]
     if not finished:
         raise HTTPException(409, "no episode of this room has finished yet")
     path = finished[-1]

@@ -1,20 +1,20 @@
-"""One team game hosted for several people: seats, tokens, turns or ticks, and the record.
+"""One team game hosted for several people: a view of a play session with seats, tokens, turns
+or ticks, chat and the record.
 
-The room holds no rules: the world steps through ``AlemParallelEnv`` (the core's step, masks and
-observation), pictures come from ``alem_pz.envs.rendering`` (the pixel observation), the HUD lines
-from ``alem_pz.play.seats.hud_lines`` and AI seats from
-``alem_pz.evaluation.policies.load_seat_policies``, exactly as ``alem-play`` uses them. What the
-room adds is who may act for which seat and when the world steps:
+The room holds no rules: the episode, the AI seats' policies, the pictures and the summary are
+the ``PlaySession``'s (``alem_pz.play.session``), exactly as ``alem-play`` plays them; the seats
+and their tokens are ``seating.Seating``'s; the record is written by ``record.RecordWriter``; a
+page's view of the room is ``options()`` and ``snapshot()``. What the room adds is who may act
+for which seat and when the world steps:
 
 * **turn mode** (``tick_ms`` None, as hot-seat): the world steps once every human seat that can
   act has chosen; a seat nobody has taken yet is waited for.
 * **real-time mode** (``tick_ms``): ``tick()`` steps the world with NOOP for every person who has
   not chosen; ticking starts once every human seat has been taken.
 
-A person who takes a seat gets a random token; every action must carry it, so nobody can act
-for another seat. A person who disconnects can rejoin with the token; after ``takeover_s`` the
-``ai`` policy plays the seat (recorded as such) until they come back. Every call that is refused
-raises ``RoomError`` before anything changes.
+A person who disconnects can rejoin with their seat's token; after ``takeover_s`` the ``ai``
+policy plays the seat (recorded as such) until they come back. Every call that is refused raises
+``RoomError`` before anything changes.
 
 Language-model seats (``ai="llm"``, or the AI seats in ``llm_seats``) are asked through the text
 harness (``alem_pz.play.web.llm``); people's chat lines reach them as team messages.
@@ -23,71 +23,39 @@ harness (``alem_pz.play.web.llm``); people's chat lines reach them as team messa
 from __future__ import annotations
 
 import math
-import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jax
 import numpy as np
 
-import alem_core
-from alem_core.constants import ROLE_OF_INDEX, Achievement, action_label
-from alem_pz.envs import rendering
+from alem_core.constants import action_label
 from alem_pz.envs.parallel import AlemParallelEnv
 from alem_pz.episode import Episode
-from alem_pz.evaluation.policies import load_seat_policies
 from alem_pz.play.seats import hud_lines
+from alem_pz.play.session import PlaySession, SessionConfig
 from alem_pz.play.web.llm import LLM, LLMSeats
 from alem_pz.play.web.record import RecordWriter, state_digest
+from alem_pz.play.web.seating import RoomError, Seat, Seating
 from alem_pz.play.web.views import png_bytes, to_uint8
 from alem_pz.text.harness import HarnessConfig
 
 MAX_CHAT_CHARS = 300
 
 
-class RoomError(ValueError):
-    """A refused request (bad seat, token, action or message); the room is unchanged."""
-
-
 @dataclass
-class RoomConfig:
-    """Options of a room (the ``alem-serve`` flags, minus host and port)."""
+class RoomConfig(SessionConfig):
+    """Options of a room (the ``alem-serve`` flags, minus host and port): the session's, and
+    the room's own."""
 
-    players: int = 3
-    humans: tuple[int, ...] = (0,)
-    ai: str = "random"
-    difficulty: str | float = "easy"
-    seed: int | None = None
-    comm_channels: int = 0
-    max_steps: int = 10000
     tick_ms: int | None = None
-    tile_px: int = 24
     record_dir: str = "games"
     takeover_s: float = 60.0
     llm: HarnessConfig | None = None
     """The text harness's settings for language-model seats (``harness.load_config``)."""
     llm_seats: tuple[int, ...] = ()
     """AI seats a language model plays although ``ai`` is another policy."""
-    static: alem_core.StaticParams | None = field(default=None, repr=False)
-
-
-@dataclass
-class Seat:
-    """One agent of the team and who plays it."""
-
-    index: int
-    human: bool
-    token: str | None = None
-    connected: bool = False
-    left_at: float | None = None
-    taken_over: bool = False
-
-    @property
-    def role(self) -> str:
-        """Soft role of the seat (warrior, forager, miner for i mod 3 = 0, 1, 2)."""
-        return ROLE_OF_INDEX[self.index % 3].name.lower()
 
 
 class Room:
@@ -95,79 +63,105 @@ class Room:
 
     def __init__(self, config: RoomConfig) -> None:
         self.config = config
-        self.env = AlemParallelEnv(
-            players=config.players, difficulty=config.difficulty,
-            comm_channels=config.comm_channels, max_steps=config.max_steps, static=config.static,
-        )  # fmt: skip
-        self.p = self.env.static.player_count
-        self.num_actions = self.env.static.num_actions
-        self.seed = config.seed if config.seed is not None else int(time.time()) % 100000
-        humans = {i for i in config.humans if 0 <= i < self.p}
-        self.seats = [Seat(i, i in humans) for i in range(self.p)]
-        nc = self.env.static.num_comm_channels
+        ai_seats = range(config.players) if config.ai != LLM else ()
+        self.session = PlaySession(config, ai_seats)  # every seat: the AI may take one over
+        self.p = self.session.p
+        self.seating = Seating(self.p, self.session.humans, config.takeover_s)
         llm_seats = {i for i in config.llm_seats if 0 <= i < self.p and not self.seats[i].human}
         self.uses_llm = [config.ai == LLM or i in llm_seats for i in range(self.p)]
-        seats = range(self.p) if config.ai != LLM else ()
-        self.policies = load_seat_policies(config.ai, seats, self.p, self.seed, nc)
         self.llm = LLMSeats(config.llm, self.env) if any(self.uses_llm) else None
-        self.episode = 0
-        self.started = not humans
+        self.started = not self.session.humans
         self.record_paths: list[Path] = []
-        self._start_episode()
+        self._begin_episode()
+
+    # ---- the session and the seats, as the room sees them ----------------------------------
+
+    @property
+    def env(self) -> AlemParallelEnv:
+        return self.session.env
+
+    @property
+    def seed(self) -> int:
+        return self.session.seed
+
+    @property
+    def num_actions(self) -> int:
+        return self.session.num_actions
+
+    @property
+    def current(self) -> Episode:
+        return self.session.current
+
+    @property
+    def episode(self) -> int:
+        return self.session.episode
+
+    @property
+    def state(self) -> Any:
+        return self.session.state
+
+    @property
+    def seats(self) -> list[Seat]:
+        return self.seating.seats
+
+    @property
+    def over(self) -> bool:
+        return self.session.over
+
+    @property
+    def chosen(self) -> dict[int, int]:
+        """Actions the people chose for this step."""
+        return self.session.chosen
 
     def ai_name(self, i: int) -> str:
         """Who plays seat ``i`` when an AI does: the ``ai`` policy or ``llm:MODEL``."""
         return self.llm.name(i) if self.llm is not None and self.uses_llm[i] else self.config.ai
 
+    def options(self) -> dict[str, Any]:
+        """What a page needs once: the room's options."""
+        c = self.config
+        return {
+            "players": self.p, "mode": "tick" if c.tick_ms else "turn", "tick_ms": c.tick_ms,
+            "num_actions": self.num_actions, "comm_channels": self.env.static.num_comm_channels,
+            "difficulty": c.difficulty, "ai": c.ai,
+        }  # fmt: skip
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a page shows of the room now, as one value: the step, the seats, who the
+        world waits for, every seat's view (PNG bytes) and HUD, events, chat and summary."""
+        return {
+            "step": self.steps, "episode": self.episode, "started": self.started,
+            "seats": self.seats_info(), "waiting": self.waiting_for(),
+            "chosen": sorted(self.chosen), "over": self.current.over, "pngs": self.pngs,
+            "hud": [self.hud(i) for i in range(self.p)], "events": self.events,
+            "last": self.last, "summary": self.summary, "chat": self.chat_log,
+        }  # fmt: skip
+
     # ---- seats -----------------------------------------------------------------------------
 
     def take(self, seat: Any) -> str:
         """Take the free human seat ``seat``; returns its token (keep it to act and rejoin)."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.p:
-            raise RoomError(f"seat must be an integer in [0, {self.p}), got {seat!r}")
-        s = self.seats[seat]
-        if not s.human:
-            raise RoomError(f"seat {seat} is played by the AI ({self.ai_name(seat)}), not a person")
-        if s.token is not None:
-            raise RoomError(f"seat {seat} is taken; rejoin it with its token")
-        s.token, s.connected, s.left_at = secrets.token_urlsafe(16), True, None
-        self.started = self.started or all(x.token for x in self.seats if x.human)
-        return s.token
+        token = self.seating.take(seat, self.ai_name)
+        self.started = self.started or self.seating.all_taken
+        return token
 
     def seat_of(self, token: Any) -> int:
         """The seat holding ``token``; RoomError for any other value."""
-        for s in self.seats:
-            if (
-                s.token is not None
-                and isinstance(token, str)
-                and secrets.compare_digest(s.token, token)
-            ):
-                return s.index
-        raise RoomError("unknown seat token: take a free seat or rejoin with your own token")
+        return self.seating.seat_of(token)
 
     def rejoin(self, token: Any) -> int:
         """A person comes back to their seat (the AI hands it back if it had taken over)."""
-        s = self.seats[self.seat_of(token)]
-        s.connected, s.left_at, s.taken_over = True, None, False
-        return s.index
+        return self.seating.rejoin(token)
 
     def leave(self, token: str) -> None:
         """The person's connection closed: the seat waits ``takeover_s`` for them."""
-        s = self.seats[self.seat_of(token)]
-        s.connected, s.left_at = False, time.monotonic()
+        self.seating.leave(token)
 
     def check_takeovers(self, now: float | None = None) -> list[int]:
         """Hand seats whose person has been away ``takeover_s`` to the AI; returns them. In
         turn mode the world may then step (the AI chooses for the seat)."""
-        now = time.monotonic() if now is None else now
-        due = [
-            s.index
-            for s in self.seats
-            if s.human and not s.taken_over and s.left_at is not None
-            and now - s.left_at >= self.config.takeover_s
-        ]  # fmt: skip
+        due = self.seating.take_over(time.monotonic() if now is None else now)
         for i in due:
-            self.seats[i].taken_over = True
             self.chosen.pop(i, None)
         if due and self.config.tick_ms is None:
             self._step_if_ready()
@@ -237,12 +231,11 @@ class Room:
 
     @property
     def steps(self) -> int:
-        """Steps played in the running episode."""
-        return self.current.steps
+        return self.session.steps
 
     def can_act(self, i: int) -> bool:
         """Seat ``i`` has a real choice (more than NOOP legal), as in ``alem-play``."""
-        return self.current.can_act(i)
+        return self.session.can_act(i)
 
     def waiting_for(self) -> list[int]:
         """Human seats (played by a person) that can act and have not chosen yet."""
@@ -279,12 +272,11 @@ class Room:
         """Every seat's action this step and who chose it."""
         actions, who = [], []
         asked = self._ask_llm()
-        ai = {
-            s.index: self.policies[s.index]
-            for s in self.seats
-            if self.can_act(s.index) and s.index not in asked and (not s.human or s.taken_over)
-        }
-        machine = asked | self.current.ask(ai)
+        ai = [
+            s.index for s in self.seats
+            if self.can_act(s.index) and s.index not in asked and self.seating.played_by_ai(s.index)
+        ]  # fmt: skip
+        machine = asked | self.session.ask(ai)
         for s in self.seats:
             if not self.can_act(s.index):
                 action, by = 0, "noop:cannot-act"
@@ -317,8 +309,9 @@ class Room:
     def step_world(self) -> None:
         """Step once with every seat's choice, write the step to the record, refresh views."""
         actions, who = self._choices()
-        reward = self.current.step(dict(enumerate(actions)))
+        reward = self.session.step(dict(enumerate(actions)))
         self._refresh()
+        self.events = [f"P{i + 1} {a.name.lower()}" for i, a in self.session.gained][-6:]
         extra = {"llm": self.llm.statuses} if self.llm is not None else {}  # parse statuses
         if self.llm is not None and self.llm.error:  # shown beside the achievements
             self.events = [*self.events, f"language model: {self.llm.error}"]
@@ -331,14 +324,13 @@ class Room:
             **extra,
         )  # fmt: skip
         self.last = {"actions": [action_label(a, self.p) for a in actions], "who": who}
-        self.chosen, self.reaction_ms, self.client_ms, self.messages = {}, {}, {}, []
+        self.reaction_ms, self.client_ms, self.messages = {}, {}, []
         if self.current.over:
             self._end_episode()
 
-    def _start_episode(self) -> None:
-        seed = self.seed + self.episode
-        self.current = Episode(self.env, seed)
-        self.chosen: dict[int, int] = {}
+    def _begin_episode(self) -> None:
+        """The session started an episode: clear the room's step state, open its record."""
+        seed = self.session.episode_seed
         self.reaction_ms: dict[int, float] = {}
         self.client_ms: dict[int, float] = {}
         self.messages: list[dict[str, Any]] = []
@@ -346,7 +338,6 @@ class Room:
         self.events: list[str] = []
         self.last: dict[str, Any] = {}
         self.summary: list[str] | None = None
-        self.state = None
         self._refresh()
         path = Path(self.config.record_dir) / f"game_{seed}_{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         self.writer = RecordWriter(path, self._header(seed))
@@ -373,31 +364,21 @@ class Room:
         score = self.env.episode_score()
         llm = {"llm": self.llm.stats()} if self.llm is not None else {}
         self.writer.end(steps=self.steps, score=score, digest=self.digest, **llm)
-        self.summary = [f"episode over after {self.steps} steps (seed {self.seed + self.episode})"]
-        for seat, total in zip(self.seats, self.current.returns, strict=True):
-            self.summary.append(f"P{seat.index + 1} {seat.role}: return {total:.1f}")
+        self.summary = self.session.summary()
 
     def next_episode(self) -> None:
         """Start the next episode (seed + 1) after one has ended."""
         if not self.current.over:
             raise RoomError("the episode is still running")
-        self.episode += 1
-        self._start_episode()
+        self.session.next_episode()
+        self._begin_episode()
 
     def _refresh(self) -> None:
-        """One host copy of the state (HUD, digest) and one PNG per seat view, per step."""
-        before = self.state
-        self.state = jax.device_get(self.env.core_state)
+        """The state's digest and one PNG per seat view, per step (the session keeps the host
+        copy of the state and the views)."""
         self.digest = state_digest(self.state)
-        images = to_uint8(rendering.pixel_observations(self.env, self.config.tile_px))
-        self.pngs = [png_bytes(image) for image in images]
+        self.pngs = [png_bytes(image) for image in to_uint8(self.session.views)]
         self.shown_at = time.monotonic()
-        if before is not None:
-            new = self.state.players.achievements & ~before.players.achievements
-            rows, cols = np.nonzero(new)
-            self.events = [
-                f"P{i + 1} {Achievement(a).name.lower()}" for i, a in zip(rows, cols, strict=True)
-            ][-6:]
 
     def hud(self, i: int) -> list[str]:
         """The HUD lines of seat ``i`` (``alem_pz.play.seats.hud_lines``, the same as alem-play)."""
