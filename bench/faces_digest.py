@@ -11,9 +11,9 @@ Stable-Baselines3 and JaxMARL where installed, the browser room and its records,
 keyboard play) plays the tests' small world with fixed seeds, masked random actions (a seeded
 numpy Generator; JaxMARL: jax keys) and short episodes, so resets and auto-resets happen. Every
 output is hashed leaf by leaf (arrays: SHA-256 of dtype, shape and bytes; other values: JSON,
-sorted keys, floats as raw bytes), less wall-clock times, paths and seat tokens. ``--compare``
-names, per face, the first record where two ``--out`` files part; compare runs made with the
-same packages installed (a skipped face is absent from its file).
+sorted keys, floats as raw bytes; ``bench.face_records``), less wall-clock times, paths and
+seat tokens. ``--compare`` names, per face, the first record where two ``--out`` files part;
+compare runs made with the same packages installed (a skipped face is absent from its file).
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import hashlib
 import importlib.util
 import io
 import json
 import os
-import struct
 import sys
 import tempfile
 import time
@@ -38,50 +36,15 @@ import jax
 import numpy as np
 
 from alem_core.testing import SMALL
-from bench.digest import hash_arrays, leaf_arrays, total
+from bench.face_records import Record, compare, record, totals
 
-Record = dict[str, str]
 KW = {"players": SMALL.player_count, "static": SMALL}
-WIDE = 32
-"""Wider dicts and lists (a score's ~460 keys, the key table) are one leaf: a smaller file."""
 WALL_CLOCK = ("started", "reaction_ms")
 """The fields of a game record that hold wall-clock times."""
 
 
 class Skipped(Exception):  # noqa: N818  (a face that cannot run here; not an error)
     """A face whose library is not installed."""
-
-
-def _plain(value: Any) -> Any:
-    """``value`` for JSON: floats as their raw bytes, arrays and bytes as their digests."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, float):
-        return "f64:" + struct.pack("<d", value).hex()
-    if isinstance(value, bytes):
-        return "bytes:" + hashlib.sha256(value).hexdigest()
-    if hasattr(value, "dtype") and hasattr(value, "shape"):
-        return "array:" + hash_arrays(leaf_arrays(value, ""))[""]
-    return value
-
-
-def _leaf(x: Any) -> bool:
-    """None, and containers of more than ``WIDE`` items, are hashed whole (one leaf each)."""
-    return x is None or (isinstance(x, dict | list | tuple) and len(x) > WIDE)
-
-
-def record(tree: Any) -> Record:
-    """Leaf path -> digest of every leaf of ``tree`` (dicts, lists, tuples and JAX pytrees are
-    walked; arrays and typed keys by ``bench.digest``'s hash, other leaves as JSON)."""
-    leaves = jax.tree_util.tree_leaves_with_path(tree, is_leaf=_leaf)
-    return {
-        jax.tree_util.keystr(path): hashlib.sha256(
-            json.dumps(_plain(leaf), sort_keys=True).encode()
-        ).hexdigest()[:16]
-        for path, leaf in leaves
-    }
 
 
 def masked(rng: np.random.Generator, mask: Any) -> int:
@@ -363,36 +326,6 @@ def play(names: tuple[str, ...] = FACES) -> tuple[dict[str, list[Record]], dict[
             seconds = time.perf_counter() - start
             print(f"  {name}: {len(digests[name])} records, {seconds:.1f} s", file=sys.stderr)
     return digests, skipped
-
-
-def totals(digests: dict[str, list[Record]]) -> dict[str, str]:
-    """Face -> one digest over its records, and ``"total"`` over every face's."""
-    per_face = {name: total(records) for name, records in digests.items()}
-    return per_face | {"total": total([per_face])}
-
-
-def compare(a: dict[str, list[Record]], b: dict[str, list[Record]]) -> int:
-    """Print, per face, where two runs part; 0 when they agree everywhere."""
-    status = 0
-    for face in [*a, *(f for f in b if f not in a)]:
-        x, y = a.get(face), b.get(face)
-        if x is None or y is None:
-            print(f"{face}: only in {'A' if y is None else 'B'}")
-            status = 1
-            continue
-        parted = next((t for t, (r, s) in enumerate(zip(x, y, strict=False)) if r != s), None)
-        if parted is not None:
-            r, s = x[parted], y[parted]
-            names = sorted(n for n in r.keys() | s.keys() if r.get(n) != s.get(n))
-            print(f"{face}: first difference at record {parted} in {len(names)} leaves:")
-            print("\n".join(f"  {n}" for n in names[:20]))
-            status = 1
-        elif len(x) != len(y):
-            print(f"{face}: the first {min(len(x), len(y))} records agree; {len(x)} vs {len(y)}")
-            status = 1
-        else:
-            print(f"{face}: identical over {len(x)} records: {total(x)}")
-    return status
 
 
 def main() -> None:

@@ -27,25 +27,27 @@ yields a legal action wins:
 8. descend a ladder once the floor is cleared and it holds stone tools;
 9. wander, mostly straight on.
 
-Navigation is a breadth-first search over the walkable cells of the view. The scripted team
+Reading the observation and walking on the view (a breadth-first search over its walkable
+cells) live in ``symbolic_view``; this module holds the choices. The scripted team
 coordinates only by converging on what all of its members see; it uses no communication.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass
-
 import numpy as np
 
 from alem_core.constants import GIVE_BASE, Action, Block, Item, Request
-from alem_core.grid import DIRECTIONS
-from alem_core.observation.map_view import VIEW_CENTRE, VIEW_COLS, VIEW_ROWS, cell_layout
-from alem_core.observation.vector import OWN_ENTRIES, dashboard_layout, obs_layout
-from alem_core.params import StaticParams
-from alem_core.rules.tables import MINE_ITEM, MINE_TIER, WALKABLE
+from alem_core.observation.map_view import VIEW_CENTRE
+from alem_core.rules.tables import MINE_ITEM
+from alem_pz.evaluation.symbolic_view import (
+    MOVES,
+    View,
+    adjacent_cells,
+    approach,
+    decode,
+    mineable_cells,
+)
 
-MOVES = {Action(a): tuple(d) for a, d in enumerate(DIRECTIONS.tolist()) if a}  # row 0: no move
 _COW = 0  # passive type 0 on the overworld
 
 
@@ -71,120 +73,6 @@ class MaskedRandom:
         NOOP where none is legal."""
         masks = np.asarray(masks)
         return np.argmax(self.rng.random(masks.shape) * (masks > 0), axis=-1)
-
-
-@dataclass
-class View:
-    """What one agent's symbolic observation says, decoded
-    (docs/rules/observations.md#symbolic-observation)."""
-
-    block: np.ndarray  # (9, 11) block id, -1 on dark cells
-    item: np.ndarray  # (9, 11) item id
-    mobs: np.ndarray  # (9, 11, 5, 8) entity class x type
-    teammate: np.ndarray  # (9, 11) another player stands here
-    fallen: np.ndarray  # (9, 11) a dead teammate lies here
-    coord: np.ndarray  # (9, 11) coordination value (> 0 sync, < 0 handover)
-    soft: np.ndarray  # (9, 11) soft sync cell
-    elite: np.ndarray  # (9, 11) elite / large mob here
-    handover_open: np.ndarray  # (9, 11) open handover entry here
-    inv: np.ndarray  # (10,) counts: wood, stone, coal, iron, diamond, sapphire, ruby, sapling,
-    # torches, arrows
-    pickaxe: int
-    sword: int
-    armour: np.ndarray  # (4,) slot levels
-    food: int
-    drink: int
-    energy: int
-    health: float
-    facing: int  # the move action that faces that way
-    requests: np.ndarray  # (P, 9) open request one-hot, self first
-    cleared: bool
-    walkable: np.ndarray  # (9, 11)
-
-
-def decode(obs: np.ndarray, players: int, comm_channels: int = 0) -> View:
-    """Decode agent observation ``obs`` (D,) for a team of ``players``."""
-    static = StaticParams(player_count=players, num_comm_channels=comm_channels)
-    layout, cell, row = obs_layout(static), cell_layout(players), dashboard_layout(static)
-    view = obs[layout["map"]].reshape(VIEW_ROWS, VIEW_COLS, -1)
-    lit = view[..., cell["light"]][..., 0] > 0
-    block = np.where(lit, view[..., cell["block"]].argmax(-1), -1)
-    team = view[..., cell["teammates"]]
-    mobs = view[..., cell["mobs"]].reshape(VIEW_ROWS, VIEW_COLS, 5, 8) > 0
-    teammate = team[..., 1:players].any(-1)
-    dash = obs[layout["dashboard"]].reshape(players, -1)
-    own = {name: obs[layout[name]] for name in OWN_ENTRIES}
-    intrinsics = dict(zip(OWN_ENTRIES["intrinsics"], own["intrinsics"], strict=True))
-    inventory = dict(zip(OWN_ENTRIES["inventory"], own["inventory"], strict=True))
-    occupied = mobs[..., :3].any((-1, -2)) | teammate
-    return View(
-        block=block,
-        item=view[..., cell["item"]].argmax(-1),
-        mobs=mobs,
-        teammate=teammate,
-        fallen=teammate & (team[..., players] == 0),
-        coord=view[..., cell["coord"]][..., 0],
-        soft=view[..., cell["soft"]][..., 0] > 0,
-        elite=view[..., cell["elite"]][..., 0] > 0,
-        handover_open=view[..., cell["handover_timer"]][..., 0] > 0,
-        inv=np.rint((own["inventory"][:10] * 10.0) ** 2).astype(int),
-        pickaxe=round(inventory["pickaxe"] * 4),
-        sword=round(inventory["sword"] * 4),
-        armour=np.rint(own["armour"] * 2).astype(int),
-        food=round(intrinsics["food"] * 10),
-        drink=round(intrinsics["drink"] * 10),
-        energy=round(intrinsics["energy"] * 10),
-        health=float(dash[0, row["health"]][0] * 10),
-        facing=int(own["facing"].argmax()) + 1,
-        requests=dash[:, row["request"]],
-        cleared=bool(own["floor_info"][OWN_ENTRIES["floor_info"].index("cleared")] > 0),
-        walkable=(block >= 0) & WALKABLE[np.maximum(block, 0)] & ~occupied,
-    )
-
-
-def _near(cells: np.ndarray) -> np.ndarray:
-    """Cells with a 4-neighbour in ``cells``."""
-    out = np.zeros_like(cells)
-    out[1:] |= cells[:-1]
-    out[:-1] |= cells[1:]
-    out[:, 1:] |= cells[:, :-1]
-    out[:, :-1] |= cells[:, 1:]
-    return out
-
-
-def approach(view: View, targets: np.ndarray, onto: bool = False) -> int | None:
-    """The action that brings the agent to the nearest of ``targets`` ((9, 11) bool).
-
-    Returns DO when facing an adjacent target, the move that turns to an adjacent target, else
-    the first move of a shortest walkable path to a cell next to (``onto``: on) a target; None
-    when no target is reachable within the view.
-    """
-    r0, c0 = VIEW_CENTRE
-    if onto and targets[r0, c0]:
-        return Action.NOOP
-    goal = targets if onto else _near(targets)
-    if not onto:
-        for action, (dr, dc) in MOVES.items():
-            if targets[r0 + dr, c0 + dc]:
-                return Action.DO if view.facing == action else action
-    first: dict[tuple[int, int], int] = {}
-    queue: deque[tuple[int, int]] = deque()
-    for action, (dr, dc) in MOVES.items():
-        cell = (r0 + dr, c0 + dc)
-        if view.walkable[cell]:
-            first[cell] = action
-            queue.append(cell)
-    while queue:
-        r, c = queue.popleft()
-        if goal[r, c]:
-            return first[(r, c)]
-        for dr, dc in MOVES.values():
-            cell = (r + dr, c + dc)
-            inside = 0 <= cell[0] < VIEW_ROWS and 0 <= cell[1] < VIEW_COLS
-            if inside and cell not in first and view.walkable[cell]:
-                first[cell] = first[(r, c)]
-                queue.append(cell)
-    return None
 
 
 _TOOLS = (
@@ -271,7 +159,7 @@ class GreedyCoordinator:
         # Sleepers take x3.5 melee damage: sleep with no enemy in view, or when out of energy
         # (energy 0 stops health regeneration) and none is next to us.
         if (v.energy <= 2 and not hostile.any()) or (
-            v.energy == 0 and not _adjacent(hostile).any()
+            v.energy == 0 and not adjacent_cells(hostile).any()
         ):
             return Action.SLEEP
         if v.health <= 3 and not hostile.any():
@@ -279,7 +167,7 @@ class GreedyCoordinator:
         return None
 
     def _fight(self, v: View, mask: np.ndarray) -> int | None:
-        adjacent = _adjacent(v.mobs[..., [0, 2], :].any((-1, -2)))
+        adjacent = adjacent_cells(v.mobs[..., [0, 2], :].any((-1, -2)))
         return approach(v, adjacent) if adjacent.any() else None
 
     def _craft(self, v: View, mask: np.ndarray) -> int | None:
@@ -323,7 +211,7 @@ class GreedyCoordinator:
             return approach(v, v.handover_open)
         if not v.teammate.any():
             return None
-        mineable = _mineable(v)
+        mineable = mineable_cells(v)
         for targets in (
             (v.coord > 0) & mineable,
             v.elite,
@@ -349,7 +237,7 @@ class GreedyCoordinator:
 
     def _gather(self, v: View, mask: np.ndarray) -> int | None:
         wood, stone, coal, iron = v.inv[0], v.inv[1], v.inv[2], v.inv[3]
-        usable = _mineable(v) & ~((v.coord > 0) & ~v.soft & ~v.teammate.any()) & (v.coord >= 0)
+        usable = mineable_cells(v) & ~((v.coord > 0) & ~v.soft & ~v.teammate.any()) & (v.coord >= 0)
         wants = {Block.DIAMOND: True, Block.SAPPHIRE: True, Block.RUBY: True}
         wants.update({Block.IRON: iron < 4, Block.COAL: coal < 4, Block.STONE: stone < 8})
         for block in _RARITY:
@@ -384,15 +272,6 @@ class GreedyCoordinator:
         return int(self.rng.choice(np.flatnonzero(mask)))
 
 
-def _adjacent(cells: np.ndarray) -> np.ndarray:
-    """``cells`` restricted to the agent's four neighbours."""
-    out = np.zeros_like(cells)
-    r0, c0 = VIEW_CENTRE
-    for dr, dc in MOVES.values():
-        out[r0 + dr, c0 + dc] = cells[r0 + dr, c0 + dc]
-    return out
-
-
 def _next_tool_affordable(v: View) -> bool:
     """The agent holds the materials of its next stone or iron tier (pickaxe or sword)."""
     wood, stone, coal, iron = v.inv[0], v.inv[1], v.inv[2], v.inv[3]
@@ -402,9 +281,3 @@ def _next_tool_affordable(v: View) -> bool:
     if level == 1:
         return wood >= 1 and stone >= 1
     return level == 2 and wood >= 1 and stone >= 1 and iron >= 1 and coal >= 1
-
-
-def _mineable(v: View) -> np.ndarray:
-    """(9, 11) cells holding a block the agent's pickaxe can mine."""
-    block = np.maximum(v.block, 0)
-    return (v.block >= 0) & (MINE_ITEM[block] >= 0) & (MINE_TIER[block] <= v.pickaxe)
