@@ -38,7 +38,7 @@ def enable_default_cache() -> Path | None:
     """Turn the persistent cache on (see the module docstring); returns the directory in use,
     or None when it stays off."""
     chosen = os.environ.get(ENV_VAR, "").strip()
-    current = jax.config.jax_compilation_cache_dir
+    current = jax.config.jax_compilation_cache_dir  # type: ignore[attr-defined]  # a flag
     if current:
         return Path(current)
     if chosen.lower() in OFF_VALUES:

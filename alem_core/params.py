@@ -181,13 +181,13 @@ class Params:
         Passing these to a jitted function never retraces, whatever Python types the values
         had (``1`` vs ``1.0``), and they pack into fixed buffers (``alem_pz.envs.packing``).
         """
-        values = {}
+        values: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             dtype = {bool: np.bool_, int: np.int32, float: np.float32}[type(f.default)]
             values[f.name] = np.asarray(getattr(self, f.name), dtype)
         return dataclasses.replace(self, **values)
 
-    def replace(self, **changes: object) -> Params:
+    def replace(self, **changes: Any) -> Params:
         """Return a copy with ``changes`` applied; unknown names raise a clear error."""
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:

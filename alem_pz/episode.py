@@ -40,7 +40,7 @@ def seat_actions(
     for seat, policy in policies.items():
         if getattr(policy, "batched", False):
             if id(policy) not in team_rows:
-                args = [
+                args: list[Any] = [
                     np.stack([obs[a] for a in agents]),
                     np.stack([infos[a]["action_mask"] for a in agents]),
                 ]

@@ -198,6 +198,7 @@ class BatchRunner:
         (``compiled_start``). The output keeps their final observation as
         ``info["final_obs"]`` and their final mask as ``info["final_action_mask"]``."""
         self._ended_table = self.score_table()
+        assert self.batch is not None  # step() checked it
         stale = self.batch.done & ~self.batch.reserve_fresh
         start = compiled_start(self.static, self.chunk, bool(stale.any()))
         info = out.info

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
 
 import jax
 import jax.numpy as jnp
@@ -102,28 +103,37 @@ COORDINATION_COUNTERS: dict[str, tuple[int, ...]] = {
 
 class _CoordinationMethods(Record):
     @classmethod
-    def zeros(cls) -> CoordinationStats:
+    def zeros(cls) -> Self:
         """Every counter at 0."""
-        return cls(**{n: jnp.zeros(shape, jnp.int32) for n, shape in COORDINATION_COUNTERS.items()})
+        zeros = {n: jnp.zeros(shape, jnp.int32) for n, shape in COORDINATION_COUNTERS.items()}
+        return cls(**zeros)
 
-    def bump(self, **events: jax.Array) -> CoordinationStats:
+    def bump(self, **events: jax.Array) -> Self:
         """Add each event (bool or count, scalar or per class) to its counter."""
         return self.replace(
             **{n: getattr(self, n) + jnp.asarray(v).astype(jnp.int32) for n, v in events.items()}
         )
 
 
-CoordinationStats = jax.tree_util.register_dataclass(
-    dataclasses.make_dataclass(
-        "CoordinationStats",
-        [(name, jax.Array) for name in COORDINATION_COUNTERS],
-        bases=(_CoordinationMethods,),
-        frozen=True,
+if TYPE_CHECKING:  # a type checker sees the methods and one jax.Array per counter name
+
+    class CoordinationStats(_CoordinationMethods):
+        def __getattr__(self, name: str) -> jax.Array: ...
+
+else:
+    CoordinationStats = jax.tree_util.register_dataclass(
+        dataclasses.make_dataclass(
+            "CoordinationStats",
+            [(name, jax.Array) for name in COORDINATION_COUNTERS],
+            bases=(_CoordinationMethods,),
+            frozen=True,
+        )
     )
-)
-CoordinationStats.__module__ = __name__
-CoordinationStats.__doc__ = """Team coordination counters for metrics, one int32 field per
-entry of ``COORDINATION_COUNTERS`` (generated from that table); never read by rules."""
+    CoordinationStats.__module__ = __name__
+    CoordinationStats.__doc__ = (
+        "Team coordination counters for metrics, one int32 field per entry of "
+        "``COORDINATION_COUNTERS`` (generated from that table); never read by rules."
+    )
 
 
 __all__ = [

@@ -222,11 +222,11 @@ class AlemJaxMARL(MultiAgentEnv):
 
     @partial(jax.jit, static_argnums=(0,))
     def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], AlemJaxMARLState]:
-        world, reserve = (
+        world, after = (
             core_reset(episode_keys(key, jnp.int32(e))[0], self.params, self.static)[1]
             for e in (0, 1)
         )
-        reserve = Reserve(reserve, jnp.bool_(True), key, jnp.int32(0))
+        reserve = Reserve(after, jnp.bool_(True), key, jnp.int32(0))
         obs, mask = observe(world, self.params, self.static)
         state = AlemJaxMARLState(world, reserve, mask, jnp.bool_(False), jnp.int32(0))
         return self._obs(obs), state

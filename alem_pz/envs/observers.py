@@ -44,7 +44,7 @@ class Observer(Protocol):
         """One agent's observation space (the env wraps it in a dict with ``mask_in_obs``)."""
         ...
 
-    def observe(self, frame: Frame) -> tuple[Sequence[Any], Sequence[dict[str, Any]]]:
+    def observe(self, frame: Frame) -> tuple[Any, Sequence[dict[str, Any]]]:
         """``(observations, extra infos)``, both indexed by agent (agent order); the extras are
         merged into that agent's infos."""
         ...
@@ -55,13 +55,13 @@ class SymbolicObserver:
 
     def __init__(self, static: alem_core.StaticParams, low: float, high: float) -> None:
         self.box = spaces.Box(low, high, (alem_core.obs_size(static),), np.float32)
-        self.no_extras = [{} for _ in range(static.player_count)]
+        self.no_extras: list[dict[str, Any]] = [{} for _ in range(static.player_count)]
 
     def space(self) -> spaces.Box:
         """``Box(low, high, (D,), float32)``."""
         return self.box
 
-    def observe(self, frame: Frame) -> tuple[np.ndarray, list[dict]]:
+    def observe(self, frame: Frame) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Every agent's row of a writable, contiguous copy (users may edit theirs)."""
         return np.array(frame.vectors, np.float32), self.no_extras
 
@@ -72,13 +72,13 @@ class PixelObserver:
     def __init__(self, static: alem_core.StaticParams, tile_px: int = AGENT_TILE_PX) -> None:
         self.static, self.tile_px = static, tile_px
         self.box = spaces.Box(0.0, 1.0, pixel_shape(static), np.float32)
-        self.no_extras = [{} for _ in range(static.player_count)]
+        self.no_extras: list[dict[str, Any]] = [{} for _ in range(static.player_count)]
 
     def space(self) -> spaces.Box:
         """``Box(0, 1, (H, W, 3), float32)``."""
         return self.box
 
-    def observe(self, frame: Frame) -> tuple[np.ndarray, list[dict]]:
+    def observe(self, frame: Frame) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """(P, H, W, 3) images drawn from the state (``rendering.pixel_function``)."""
         return rendering.draw_pixels(self.static, frame.state, self.tile_px), self.no_extras
 

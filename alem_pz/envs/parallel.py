@@ -161,7 +161,7 @@ class AlemParallelEnv(ParallelEnv):
         self._score: np.ndarray | None = None  # (P, K) of the episode that ended, else None
 
         self.possible_agents = [f"agent_{i}" for i in range(self.static.player_count)]
-        self.agents = []
+        self.agents: list[str] = []
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._build_spaces()
         # No JAX work before the first reset(): a process that forks workers after building
@@ -296,8 +296,9 @@ class AlemParallelEnv(ParallelEnv):
         self._masks = mask.copy()  # strict mode checks against this, not the users' copy
         reward, term, trunc, alive = (packed[:, d + n + j] for j in range(4))
         metrics = packed[:, d + n + 4 :]
-        score = (self._score if self._score is not None else self._zero_score).copy()
-        infos = agent_infos(acting, self._index, mask, alive, metrics, score)
+        score = self._score if self._score is not None else self._zero_score
+        assert score is not None  # reset() made the zero row
+        infos = agent_infos(acting, self._index, mask, alive, metrics, score.copy())
         rewards_row = None
         if actions is not None:  # departed agents earn nothing they could see
             here = np.isin(self.possible_agents, acting)

@@ -131,12 +131,13 @@ class Window:
         """Draw ``frame`` (H, W, 3) uint8, then wait to keep ``fps`` frames per second."""
         pg = self.pygame
         size = (round(frame.shape[1] * self.scale), round(frame.shape[0] * self.scale))
-        if self.screen is None or self.screen.get_size() != size:
-            self.screen = pg.display.set_mode(size)
+        screen = self.screen
+        if screen is None or screen.get_size() != size:
+            screen = self.screen = pg.display.set_mode(size)
         surface = pg.surfarray.make_surface(np.ascontiguousarray(frame.swapaxes(0, 1)))
         if size != surface.get_size():
             surface = pg.transform.scale(surface, size)
-        self.screen.blit(surface, (0, 0))
+        screen.blit(surface, (0, 0))
         pg.display.flip()
         for event in pg.event.get(pg.QUIT):
             del event

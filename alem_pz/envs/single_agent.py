@@ -29,12 +29,13 @@ episodes for the same seed), holding no game rules. For parameter sharing over a
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+import alem_core
 from alem_pz.envs.infos import COOPERATION_KEYS
 from alem_pz.envs.parallel import OBS_HIGH, AlemParallelEnv, obs_low
 
@@ -42,7 +43,7 @@ from alem_pz.envs.parallel import OBS_HIGH, AlemParallelEnv, obs_low
 class AlemTeamEnv(gymnasium.Env):
     """The whole team as one Gymnasium env (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 10}
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 10}  # noqa: RUF012
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         """Build the env (nothing is compiled before the first ``reset``).
@@ -63,7 +64,7 @@ class AlemTeamEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.agents = list(self.team.possible_agents)
         p, n = len(self.agents), self.team.action_space(self.agents[0]).n
-        size = self.team.observation_space(self.agents[0]).shape[0]
+        size = alem_core.obs_size(self.team.static)
         low = obs_low(self.team.params)
         self.observation_space = spaces.Box(low, OBS_HIGH, (p, size), np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(p, n, np.int64))

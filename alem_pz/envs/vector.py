@@ -42,7 +42,7 @@ default True) and ``autoreset_mode``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import jax
 import numpy as np
@@ -61,7 +61,7 @@ from alem_pz.envs.parallel import DEFAULT_MAX_STEPS, OBS_HIGH, obs_low
 class AlemVectorEnv(VectorEnv):
     """N alem worlds as N x P Gymnasium sub-envs (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 (an instance may set its autoreset_mode)
         "autoreset_mode": AutoresetMode.NEXT_STEP,
         "render_modes": [],
     }

@@ -111,7 +111,7 @@ def load_seat_policies(
     policies: dict[int, Policy] = {}
     for seat in seats:
         shared = next(iter(policies.values()), None)
-        if getattr(shared, "batched", False):
+        if shared is not None and getattr(shared, "batched", False):
             policies[seat] = shared
         else:
             policies[seat] = load_seat_policy(spec, players, seed + seat, comm_channels)

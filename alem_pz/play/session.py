@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import jax
 import numpy as np
@@ -75,7 +76,7 @@ class PlaySession:
         """Reset the env on this episode's seed; nobody has chosen yet."""
         self.current = Episode(self.env, self.episode_seed)
         self.chosen: dict[int, int] = {}
-        self.state = None
+        self.state: Any = None  # the host copy of an alem_core.State, set by refresh()
         self.refresh()
 
     def next_episode(self) -> None:
@@ -124,14 +125,15 @@ class PlaySession:
         if self.before is not None:
             new = self.state.players.achievements & ~self.before.players.achievements
             rows, cols = np.nonzero(new)
-            self.gained = [(int(i), Achievement(a)) for i, a in zip(rows, cols, strict=True)]
+            self.gained = [(int(i), Achievement(int(a))) for i, a in zip(rows, cols, strict=True)]
 
     def summary(self) -> list[str]:
         """End-of-episode lines: steps and seed, then every seat's return and achievements."""
+        assert self.state is not None  # refresh() ran when the episode started
         unlocked, returns = self.state.players.achievements, self.current.returns
         lines = [f"episode over after {self.steps} steps (seed {self.episode_seed})"]
         for i in range(self.p):
-            names = [Achievement(a).name.lower() for a in np.flatnonzero(unlocked[i])]
+            names = [Achievement(int(a)).name.lower() for a in np.flatnonzero(unlocked[i])]
             lines.append(
                 f"P{i + 1} {ROLE_OF_INDEX[i % 3].name.lower()}: score {returns[i]:.1f}, "
                 f"{len(names)} achievements: {', '.join(names) or '-'}"
