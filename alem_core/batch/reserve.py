@@ -136,13 +136,20 @@ def refresh(batch: Batch, params: Params, static: StaticParams, chunk: int) -> B
 
 def refresh_until_ready(batch: Batch, params: Params, static: StaticParams, chunk: int) -> Batch:
     """Refresh while a world that resets next lacks its reserve, or while at least ``chunk``
-    reserves are stale (``step`` runs it inside its ``upkeep``)."""
+    reserves are stale (``step`` runs it inside its ``upkeep``). The loop carries the reserve
+    alone: carried through it, the running worlds were copied in and out on every call."""
+    resetting = batch.done | batch.pending
 
-    def pending(b: Batch) -> jax.Array:
-        stale = ~b.reserve_fresh
-        return ((b.done | b.pending) & stale).any() | (stale.sum() >= chunk)
+    def pending(carry: tuple[State, jax.Array]) -> jax.Array:
+        stale = ~carry[1]
+        return (resetting & stale).any() | (stale.sum() >= chunk)
 
-    return jax.lax.while_loop(pending, lambda b: refresh(b, params, static, chunk), batch)
+    def once(carry: tuple[State, jax.Array]) -> tuple[State, jax.Array]:
+        b = refresh(batch._replace(reserve=carry[0], reserve_fresh=carry[1]), params, static, chunk)
+        return b.reserve, b.reserve_fresh
+
+    reserve, fresh = jax.lax.while_loop(pending, once, (batch.reserve, batch.reserve_fresh))
+    return batch._replace(reserve=reserve, reserve_fresh=fresh)
 
 
 __all__ = [
