@@ -81,11 +81,9 @@ class Hub:
             "room": self.name,
         }  # fmt: skip
 
-    def status(self, snap: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Seats and who the world waits for (from ``snap``, else a new ``Room.snapshot``)."""
-        snap = self.room.snapshot() if snap is None else snap
-        keys = ("step", "episode", "started", "seats", "waiting", "chosen", "over")
-        return {"type": "status", **{k: snap[k] for k in keys}}
+    def status(self) -> dict[str, Any]:
+        """Seats and who the world waits for (``Room.status``)."""
+        return {"type": "status", **self.room.status()}
 
     def frame(self) -> dict[str, Any]:
         """Every seat's view (PNG data URLs, encoded once per step), HUDs and the status."""
@@ -94,8 +92,9 @@ class Hub:
             urls = [f"data:image/png;base64,{base64.b64encode(b).decode()}" for b in snap["pngs"]]
             self._urls = ((snap["episode"], snap["step"]), urls)
         shown = ("hud", "events", "last", "summary", "chat")
+        status = ("step", "episode", "started", "seats", "waiting", "chosen", "over")
         return {
-            **self.status(snap), "type": "frame", "views": self._urls[1],
+            "type": "frame", **{k: snap[k] for k in status}, "views": self._urls[1],
             **{k: snap[k] for k in shown}, "sent_at": time.time(),
         }  # fmt: skip
 

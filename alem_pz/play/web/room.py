@@ -12,12 +12,11 @@ for which seat and when the world steps:
 * **real-time mode** (``tick_ms``): ``tick()`` steps the world with NOOP for every person who has
   not chosen; ticking starts once every human seat has been taken.
 
-A person who disconnects can rejoin with their seat's token; after ``takeover_s`` the ``ai``
-policy plays the seat (recorded as such) until they come back. Every call that is refused raises
-``RoomError`` before anything changes.
+A person who disconnects can rejoin with their token; after ``takeover_s`` the ``ai`` policy
+plays the seat (recorded as such) until they return. A refused call raises ``RoomError`` first.
 
-Language-model seats (``ai="llm"``, or the AI seats in ``llm_seats``) are asked through the text
-harness (``alem_pz.play.web.llm``); people's chat lines reach them as team messages.
+Language-model seats (``ai="llm"`` or ``llm_seats``) are asked through the text harness
+(``alem_pz.play.web.llm``); people's chat lines reach them as team messages.
 """
 
 from __future__ import annotations
@@ -126,15 +125,21 @@ class Room:
             "difficulty": c.difficulty, "ai": c.ai,
         }  # fmt: skip
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything a page shows of the room now, as one value: the step, the seats, who the
-        world waits for, every seat's view (PNG bytes) and HUD, events, chat and summary."""
+    def status(self) -> dict[str, Any]:
+        """The step, the seats and who the world waits for (a page's status line)."""
         return {
             "step": self.steps, "episode": self.episode, "started": self.started,
             "seats": self.seats_info(), "waiting": self.waiting_for(),
-            "chosen": sorted(self.chosen), "over": self.current.over, "pngs": self.pngs,
-            "hud": [self.hud(i) for i in range(self.p)], "events": self.events,
-            "last": self.last, "summary": self.summary, "chat": self.chat_log,
+            "chosen": sorted(self.chosen), "over": self.current.over,
+        }  # fmt: skip
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a page shows of the room now, as one value: the status, every seat's
+        view (PNG bytes) and HUD, events, chat and summary."""
+        return self.status() | {
+            "pngs": self.pngs, "hud": [self.hud(i) for i in range(self.p)],
+            "events": self.events, "last": self.last, "summary": self.summary,
+            "chat": self.chat_log,
         }  # fmt: skip
 
     # ---- seats -----------------------------------------------------------------------------
