@@ -1,17 +1,15 @@
 """The one adapter for the published package ``alem-env`` (PyPI, v0.2.1), used as a black box.
 
-Every parity tool reaches the published package through this module and nothing else: finding
-the interpreter it is installed in (``/work/peer_venv``, or ``ALEM_PEER_PYTHON``), starting it,
-building its env and params, resetting and stepping it, and reading or setting the public state
-fields a tool needs, so that a change in the published API is fixed in one place.
+Every parity tool reaches the published package through this module alone (its interpreter,
+``/work/peer_venv`` or ``ALEM_PEER_PYTHON``; its env and params; reset, step and the public state
+fields a tool reads or sets), so a change in the published API is fixed in one place.
 
-Only the public API is used: ``alem.alem_env.make_alem_env_from_name``,
-``alem.alem_coop.alem_state.EnvParams`` / ``get_coordination_params``, the env methods
-``reset``, ``step_env`` (no auto-reset), ``step`` (auto-reset) and ``get_avail_actions``, and
-``replace`` on the returned state's dataclasses. ``ours.py`` offers the same functions for
-alem_core, so a tool picks a side by name (``protocol.adapter``) and is written once. The
-package pins its own JAX, so it lives in a venv of its own: this module imports only the
-standard library at load time (alem's interpreter imports it to start that venv).
+Only the public API is used: ``alem.alem_env.make_alem_env_from_name``, ``EnvParams`` /
+``get_coordination_params`` (``alem.alem_coop.alem_state``), the env's ``reset``, ``step_env``
+(no auto-reset), ``step`` and ``get_avail_actions``, and ``replace`` on its state records.
+``ours.py`` offers the same functions for alem_core, so a tool picks a side by name
+(``protocol.adapter``) and is written once. The package pins its own JAX, so it lives in a venv
+of its own, which this module starts.
 """
 
 from __future__ import annotations
