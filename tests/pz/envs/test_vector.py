@@ -110,12 +110,13 @@ def test_same_step_mode_plays_the_same_episodes_one_call_sooner():
     _, infos = nxt.reset(seed=5)
     same.reset(seed=5)
     rng = np.random.default_rng(2)
-    for episode in range(2):
+    for _ in range(2):  # two episodes
         for t in range(HORIZON):
             actions = legal(infos, rng)
             n_obs, n_rew, n_term, n_trunc, infos = nxt.step(actions)
             s_obs, s_rew, s_term, s_trunc, s_infos = same.step(actions)
             np.testing.assert_array_equal(n_rew, s_rew)
+            np.testing.assert_array_equal(n_term, s_term)
             np.testing.assert_array_equal(n_trunc, s_trunc)
             assert ("final_obs" in s_infos) == (t == HORIZON - 1)
             if t < HORIZON - 1:
