@@ -193,7 +193,7 @@ def _play_turns(room: Any, hub: Any, tokens: list[str], rng, steps: int) -> list
     comes back; a chat line; the next episode once one ends."""
     out = []
     for t in range(steps):
-        if room.current.over:
+        if room.session.current.over:
             room.next_episode()
         if t == 2:
             room.chat(tokens[1], "wood over here")
@@ -206,7 +206,7 @@ def _play_turns(room: Any, hub: Any, tokens: list[str], rng, steps: int) -> list
         if not waiting:
             room.step_unattended()
         for i in waiting:
-            action = masked(rng, room.current.infos[f"agent_{i}"]["action_mask"])
+            action = masked(rng, room.session.current.infos[f"agent_{i}"]["action_mask"])
             room.choose(tokens[i], action, client_ms=float(100 + t))
         out.append(_page(hub))
     return out
@@ -232,7 +232,7 @@ def room(work: Path) -> list[Record]:
     token = ticks.take(0)
     for t in range(4):
         if t % 2 == 0 and ticks.can_act(0):
-            ticks.choose(token, masked(rng, ticks.current.infos["agent_0"]["action_mask"]))
+            ticks.choose(token, masked(rng, ticks.session.current.infos["agent_0"]["action_mask"]))
         out.append(record({"ticked": ticks.tick(), "page": _page(hub)}))
     for game in (turns, ticks):
         game.close()
@@ -273,19 +273,20 @@ def keyboard() -> list[Record]:
     printed, rng, out = io.StringIO(), np.random.default_rng(13), []
     with contextlib.redirect_stdout(printed):
         game = Game(config)
+        play = game.session
         while True:
             game.draw()
             out.append(record({
-                "turn": game.turn, "steps": game.steps, "episodes": game.episodes,
-                "log": game.log, "returns": game.current.returns, "views": game.views,
-                "hud": [hud_lines(game.state, i, game.p, game.current.returns[i], game.turn)
+                "turn": game.turn, "steps": play.steps, "episodes": game.episodes,
+                "log": game.log, "returns": play.current.returns, "views": play.views,
+                "hud": [hud_lines(play.state, i, game.p, play.current.returns[i], game.turn)
                         for i in range(game.p)],
                 "notices": [n[:2] for n in game.notices],  # less the time shown
                 "window": pygame.surfarray.array3d(game.screen), "printed": printed.getvalue(),
             }))  # fmt: skip
             if game.finished or game.turn is None:
                 break
-            name, mods = keys[masked(rng, game.current.infos[f"agent_{game.turn}"]["action_mask"])]
+            name, mods = keys[masked(rng, play.current.infos[f"agent_{game.turn}"]["action_mask"])]
             mod = functools.reduce(int.__or__, (bits[m] for m in mods), 0)
             event = pygame.event.Event(pygame.KEYDOWN, key=pygame.key.key_code(name), mod=mod)
             pygame.event.post(event)

@@ -50,9 +50,8 @@ from jax.custom_batching import custom_vmap
 
 import alem_core
 from alem_core.api import check_actions, observe, transition
-from alem_core.api import reset as core_reset
 from alem_core.batch.auto_reset import start_ended
-from alem_core.batch.reserve import Batch, episode_keys
+from alem_core.batch.reserve import Batch, generate
 from alem_core.batch.runner import default_chunk
 from alem_core.state import State
 from alem_pz.envs.arguments import gameplay_params, static_params
@@ -222,12 +221,11 @@ class AlemJaxMARL(MultiAgentEnv):
 
     @partial(jax.jit, static_argnums=(0,))
     def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], AlemJaxMARLState]:
-        world, after = (
-            core_reset(episode_keys(key, jnp.int32(e))[0], self.params, self.static)[1]
-            for e in (0, 1)
-        )
+        # Episodes 0 and 1 of the key, made where alem_core.batch makes every world.
+        obs, worlds, mask = generate(jnp.stack([key, key]), jnp.arange(2), self.params, self.static)
+        world, after = (jax.tree.map(lambda x, e=e: x[e], worlds) for e in (0, 1))
         reserve = Reserve(after, jnp.bool_(True), key, jnp.int32(0))
-        obs, mask = observe(world, self.params, self.static)
+        obs, mask = obs[0], mask[0]
         state = AlemJaxMARLState(world, reserve, mask, jnp.bool_(False), jnp.int32(0))
         return self._obs(obs), state
 

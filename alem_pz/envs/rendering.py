@@ -84,16 +84,15 @@ def team_frame(env: Any, tile_px: int = RENDER_TILE_PX) -> np.ndarray:
 
 class Renderer:
     """``render()`` of one env: the team frame for "rgb_array", a window for "human" (opened at
-    the first frame), nothing for None. The env holds one and hands it its state."""
+    the first frame). The env holds one and hands it its state."""
 
     def __init__(self, static: alem_core.StaticParams, mode: str | None, fps: float) -> None:
         self.static, self.mode, self.fps = static, mode, fps
         self.window: Window | None = None
 
     def render(self, state: Any) -> np.ndarray | None:
-        """The frame of a packed ``state`` (returned for "rgb_array", shown for "human")."""
-        if self.mode is None:
-            return None
+        """The frame of a packed ``state`` (returned for "rgb_array", shown for "human"; the
+        env calls it only with a render mode)."""
         frame = draw_team(self.static, state, RENDER_TILE_PX)
         if self.mode == "rgb_array":
             return frame

@@ -21,11 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import alem_core
 from alem_pz.envs import rendering
 from alem_pz.envs.kernels import compiled_core
-from alem_pz.envs.parallel import AlemParallelEnv
-from alem_pz.episode import Episode
 from alem_pz.evaluation.protocol import BASE_SEED
 from alem_pz.play.gif import save_frames
 from alem_pz.play.keys import describe, key_table
@@ -58,7 +55,7 @@ class Game:
         self.pg, self.config = pygame, config
         self.session = PlaySession(config)
         self.p, self.humans = self.session.p, self.session.humans
-        nc = self.env.static.num_comm_channels
+        nc = self.session.env.static.num_comm_channels
         pygame.display.init()  # key names resolve only once pygame's display is up
         self.keys = {
             (pygame.key.key_code(name), mods): action
@@ -78,51 +75,7 @@ class Game:
         self._shown_notices: tuple[str, ...] = ()
         self._begin()
         # The window opens only once the step is compiled: the first key then moves at once.
-        compiled_core(self.env.static).step.wait()
-
-    # ---- the session, as this window sees it ------------------------------------------------
-
-    @property
-    def env(self) -> AlemParallelEnv:
-        """The session's env."""
-        return self.session.env
-
-    @property
-    def current(self) -> Episode:
-        """The running episode."""
-        return self.session.current
-
-    @property
-    def state(self) -> alem_core.State:
-        """Host copy of the state (the HUD reads it)."""
-        return self.session.state
-
-    @property
-    def views(self) -> np.ndarray:
-        """(P, H, W, 3) float pixel views of the last step."""
-        return self.session.views
-
-    @property
-    def chosen(self) -> dict[int, int]:
-        """Actions the people chose for this step."""
-        return self.session.chosen
-
-    @chosen.setter
-    def chosen(self, value: dict[int, int]) -> None:
-        self.session.chosen = value
-
-    @property
-    def steps(self) -> int:
-        """Steps played in the running episode."""
-        return self.session.steps
-
-    def can_act(self, i: int) -> bool:
-        """Player ``i`` has a real choice (not dead, asleep or resting: more than NOOP legal)."""
-        return self.session.can_act(i)
-
-    def summary(self) -> list[str]:
-        """End-of-episode lines (``PlaySession.summary``)."""
-        return self.session.summary()
+        compiled_core(self.session.env.static).step.wait()
 
     # ---- turns ----------------------------------------------------------------------------
 
@@ -134,7 +87,9 @@ class Game:
 
     def _next_turn(self) -> None:
         """Move the turn to the next person who can act; step the world when none is left."""
-        waiting = [i for i in self.humans if i not in self.chosen and self.can_act(i)]
+        waiting = [
+            i for i in self.humans if i not in self.session.chosen and self.session.can_act(i)
+        ]
         self.turn = waiting[0] if waiting else None
         if self.turn is None and self.humans:
             self.step_world()
@@ -147,7 +102,7 @@ class Game:
             action = self.keys.get((key, mods - {"shift"}))
         if action is None or self.turn is None:
             return None
-        self.chosen[self.turn] = action
+        self.session.chosen[self.turn] = action
         self.log.append((self.turn, action))
         self.dirty = True  # the turn passes on
         self._next_turn()
@@ -155,8 +110,8 @@ class Game:
 
     def step_world(self) -> None:
         """Fill in AI and NOOP seats, step once, update notices, end the episode if over."""
-        ai = [i for i in self.session.policies if self.can_act(i)]
-        self.session.step(self.chosen | self.session.ask(ai))
+        ai = [i for i in self.session.policies if self.session.can_act(i)]
+        self.session.step(self.session.chosen | self.session.ask(ai))
         self.dirty = True
         self._notice_changes()
         self._record()
@@ -166,7 +121,7 @@ class Game:
             self._next_turn()
 
     def _notice_changes(self) -> None:
-        before, after = self.session.before, self.state
+        before, after = self.session.before, self.session.state
         lost = before.players.health - after.players.health
         now = time.monotonic()
         for i, a in self.session.gained:
@@ -176,7 +131,7 @@ class Game:
         self.notices = self.notices[-4:]
 
     def _end_episode(self) -> None:
-        lines = self.summary()
+        lines = self.session.summary()
         print("\n".join(lines))
         now = time.monotonic()
         self.notices = [(line, (255, 255, 255), now + 2) for line in lines[:3]]
@@ -187,7 +142,7 @@ class Game:
 
     def _record(self) -> None:
         if self.config.record:
-            self.frames.append(rendering.team_frame(self.env))
+            self.frames.append(rendering.team_frame(self.session.env))
 
     # ---- loop -----------------------------------------------------------------------------
 
@@ -236,7 +191,7 @@ class Game:
     def draw(self) -> None:
         """The current player's view, the teammates' views at a smaller size, the HUD text."""
         pg, scale = self.pg, self.config.scale
-        views = self.views
+        views = self.session.views
         focus = self.turn if self.turn is not None else 0
         big = self._surface(views[focus], scale)
         others = [j for j in range(self.p) if j != focus]
@@ -276,7 +231,9 @@ class Game:
             self.dirty = True
 
     def _draw_hud(self, focus: int, top: int) -> None:
-        lines = hud_lines(self.state, focus, self.p, self.current.returns[focus], self.turn)
+        lines = hud_lines(
+            self.session.state, focus, self.p, self.session.current.returns[focus], self.turn
+        )
         colours = [ACCENTS[focus % 5]] + [(220, 220, 220)] * (len(lines) - 1)
         notice = "   ".join(n[0] for n in self.notices)
         rows = [

@@ -30,8 +30,6 @@ from typing import Any
 import numpy as np
 
 from alem_core.constants import action_label
-from alem_pz.envs.parallel import AlemParallelEnv
-from alem_pz.episode import Episode
 from alem_pz.play.seats import hud_lines
 from alem_pz.play.session import PlaySession, SessionConfig
 from alem_pz.play.web.llm import LLM, LLMSeats
@@ -68,36 +66,12 @@ class Room:
         self.seating = Seating(self.p, self.session.humans, config.takeover_s)
         llm_seats = {i for i in config.llm_seats if 0 <= i < self.p and not self.seats[i].human}
         self.uses_llm = [config.ai == LLM or i in llm_seats for i in range(self.p)]
-        self.llm = LLMSeats(config.llm, self.env) if any(self.uses_llm) else None
+        self.llm = LLMSeats(config.llm, self.session.env) if any(self.uses_llm) else None
         self.started = not self.session.humans
         self.record_paths: list[Path] = []
         self._begin_episode()
 
     # ---- the session and the seats, as the room sees them ----------------------------------
-
-    @property
-    def env(self) -> AlemParallelEnv:
-        return self.session.env
-
-    @property
-    def seed(self) -> int:
-        return self.session.seed
-
-    @property
-    def num_actions(self) -> int:
-        return self.session.num_actions
-
-    @property
-    def current(self) -> Episode:
-        return self.session.current
-
-    @property
-    def episode(self) -> int:
-        return self.session.episode
-
-    @property
-    def state(self) -> Any:
-        return self.session.state
 
     @property
     def seats(self) -> list[Seat]:
@@ -118,19 +92,19 @@ class Room:
 
     def options(self) -> dict[str, Any]:
         """What a page needs once: the room's options."""
-        c = self.config
+        c, static = self.config, self.session.env.static
         return {
             "players": self.p, "mode": "tick" if c.tick_ms else "turn", "tick_ms": c.tick_ms,
-            "num_actions": self.num_actions, "comm_channels": self.env.static.num_comm_channels,
+            "num_actions": static.num_actions, "comm_channels": static.num_comm_channels,
             "difficulty": c.difficulty, "ai": c.ai,
         }  # fmt: skip
 
     def status(self) -> dict[str, Any]:
         """The step, the seats and who the world waits for (a page's status line)."""
         return {
-            "step": self.steps, "episode": self.episode, "started": self.started,
+            "step": self.steps, "episode": self.session.episode, "started": self.started,
             "seats": self.seats_info(), "waiting": self.waiting_for(),
-            "chosen": sorted(self.chosen), "over": self.current.over,
+            "chosen": sorted(self.chosen), "over": self.over,
         }  # fmt: skip
 
     def snapshot(self) -> dict[str, Any]:
@@ -195,12 +169,11 @@ class Room:
 
         Raises RoomError, naming the seat and the value, for an action that is not an integer
         in [0, A), or when the seat cannot act now (dead, asleep, resting, episode over)."""
-        i = self.seat_of(token)
+        i, n = self.seat_of(token), self.session.num_actions
         if isinstance(action, bool) or not isinstance(action, int):
-            raise RoomError(f"seat {i}: action must be an integer in [0, {self.num_actions}), "
-                            f"got {action!r}")  # fmt: skip
-        if not 0 <= action < self.num_actions:
-            raise RoomError(f"seat {i}: action {action} is outside [0, {self.num_actions})")
+            raise RoomError(f"seat {i}: action must be an integer in [0, {n}), got {action!r}")
+        if not 0 <= action < n:
+            raise RoomError(f"seat {i}: action {action} is outside [0, {n})")
         if self.seats[i].taken_over:
             self.rejoin(token)
         if not self.can_act(i):
@@ -259,7 +232,7 @@ class Room:
         """Turn mode: step when no person can act (asleep, resting or dead; or no person plays),
         as alem-play does; otherwise the room would wait for a key nobody can press. Returns
         True when the world stepped."""
-        if self.config.tick_ms is not None or self.current.over or self.waiting_for():
+        if self.config.tick_ms is not None or self.over or self.waiting_for():
             return False
         self.step_world()
         return True
@@ -309,7 +282,8 @@ class Room:
         return asked
 
     def _masks(self) -> np.ndarray:
-        return np.stack([self.current.infos[f"agent_{i}"]["action_mask"] for i in range(self.p)])
+        infos = self.session.current.infos
+        return np.stack([infos[f"agent_{i}"]["action_mask"] for i in range(self.p)])
 
     def step_world(self) -> None:
         """Step once with every seat's choice, write the step to the record, refresh views."""
@@ -320,8 +294,8 @@ class Room:
         extra = {"llm": self.llm.statuses} if self.llm is not None else {}  # parse statuses
         if self.llm is not None and self.llm.error:  # shown beside the achievements
             self.events = [*self.events, f"language model: {self.llm.error}"]
-        if self.llm is not None and not self.current.over:
-            self.llm.observe(self.state, actions, reward, self._masks())
+        if self.llm is not None and not self.over:
+            self.llm.observe(self.session.state, actions, reward, self._masks())
         self.writer.step(
             actions=actions, who=who, rewards=reward, digest=self.digest,
             reaction_ms=[self.reaction_ms.get(i) for i in range(self.p)],
@@ -330,7 +304,7 @@ class Room:
         )  # fmt: skip
         self.last = {"actions": [action_label(a, self.p) for a in actions], "who": who}
         self.reaction_ms, self.client_ms, self.messages = {}, {}, []
-        if self.current.over:
+        if self.over:
             self._end_episode()
 
     def _begin_episode(self) -> None:
@@ -349,14 +323,14 @@ class Room:
         self.record_paths.append(path)
         if self.llm is not None:
             trace = path.parent / "traces" / f"{path.stem}.trace.jsonl"
-            self.llm.reset(self.state, self._masks(), seed, trace)
+            self.llm.reset(self.session.state, self._masks(), seed, trace)
 
     def _header(self, seed: int) -> dict[str, Any]:
         c = self.config
         return {
             "seed": seed, "players": self.p, "difficulty": c.difficulty,
             "comm_channels": c.comm_channels, "max_steps": c.max_steps,
-            "static": self.env.static, "tick_ms": c.tick_ms, "ai": c.ai,
+            "static": self.session.env.static, "tick_ms": c.tick_ms, "ai": c.ai,
             "seats": [
                 {"seat": s.index, "role": s.role, "human": s.human, "ai": self.ai_name(s.index)}
                 for s in self.seats
@@ -366,14 +340,14 @@ class Room:
         }  # fmt: skip
 
     def _end_episode(self) -> None:
-        score = self.env.episode_score()
+        score = self.session.env.episode_score()
         llm = {"llm": self.llm.stats()} if self.llm is not None else {}
         self.writer.end(steps=self.steps, score=score, digest=self.digest, **llm)
         self.summary = self.session.summary()
 
     def next_episode(self) -> None:
         """Start the next episode (seed + 1) after one has ended."""
-        if not self.current.over:
+        if not self.over:
             raise RoomError("the episode is still running")
         self.session.next_episode()
         self._begin_episode()
@@ -381,13 +355,13 @@ class Room:
     def _refresh(self) -> None:
         """The state's digest and one PNG per seat view, per step (the session keeps the host
         copy of the state and the views)."""
-        self.digest = state_digest(self.state)
+        self.digest = state_digest(self.session.state)
         self.pngs = [png_bytes(image) for image in to_uint8(self.session.views)]
         self.shown_at = time.monotonic()
 
     def hud(self, i: int) -> list[str]:
         """The HUD lines of seat ``i`` (``alem_pz.play.seats.hud_lines``, the same as alem-play)."""
-        return hud_lines(self.state, i, self.p, float(self.current.returns[i]), i)
+        return hud_lines(self.session.state, i, self.p, float(self.session.current.returns[i]), i)
 
     def close(self) -> None:
         """Flush and close the record file (and the language models' trace)."""

@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("compiling and warming up (tens of seconds on first use)")
     rooms = make_rooms(config_from(args), args.rooms)
     for room in rooms.values():  # one compile per shape: the others find it cached
-        compiled_core(room.env.static).step.wait()  # the first key then steps at once
+        compiled_core(room.session.env.static).step.wait()  # the first key then steps at once
     hosts = served_hosts(args)
     if args.host not in LOOPBACK:
         print(

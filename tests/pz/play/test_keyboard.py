@@ -23,11 +23,13 @@ def _play_every_key(static: alem_core.StaticParams) -> None:
     game = Game(
         PlayConfig(players=p, comm_channels=nc, humans=tuple(range(p)), seed=0, static=static)
     )
-    start, start_infos = game.env.core_state, game.current.infos
+    session = game.session
+    start, start_infos = session.env.core_state, session.current.infos
     mods = {"ctrl": pygame.KMOD_LCTRL, "shift": pygame.KMOD_LSHIFT, "alt": pygame.KMOD_LALT}
     for steps, ((name, held), action) in enumerate(key_table(p, nc).items(), start=1):
         # Every round starts from the same state, so nobody is asleep, resting or dead.
-        game.env.core_state, game.current.infos, game.chosen, game.turn = start, start_infos, {}, 0
+        session.env.core_state, session.current.infos, session.chosen = start, start_infos, {}
+        game.turn = 0
         bits = 0
         for m in held:
             bits |= mods[m]
@@ -36,7 +38,7 @@ def _play_every_key(static: alem_core.StaticParams) -> None:
             pygame.event.post(event)
         assert game.handle_events()
         assert game.log[-p:] == [(i, action) for i in range(p)], (name, held)
-        assert game.steps == steps
+        assert session.steps == steps
     game.draw()  # the HUD draws headless
     game.close()
 

@@ -139,7 +139,7 @@ def test_turn_mode_steps_on_while_no_person_can_act(make_room) -> None:
     token = room.take(0)
     assert not room.step_unattended()  # seat 0 can act: its key is waited for
     room.choose(token, 1)
-    noop_only = np.zeros_like(room.current.infos["agent_0"]["action_mask"])
+    noop_only = np.zeros_like(room.session.current.infos["agent_0"]["action_mask"])
     noop_only[0] = 1
-    room.current.infos["agent_0"]["action_mask"] = noop_only  # as when asleep
+    room.session.current.infos["agent_0"]["action_mask"] = noop_only  # as when asleep
     assert room.waiting_for() == [] and room.step_unattended() and room.steps == 2

@@ -72,9 +72,12 @@ def test_alem_serve_rooms_share_a_seed_and_record_apart(tmp_path) -> None:
     rooms = make_rooms(config, 2)
     for room in rooms.values():
         room.close()
-    assert list(rooms) == ["1", "2"] and rooms["1"].seed == rooms["2"].seed
+    assert list(rooms) == ["1", "2"] and rooms["1"].session.seed == rooms["2"].session.seed
     assert [r.record_paths[0].parent.name for r in rooms.values()] == ["room1", "room2"]
-    assert make_rooms(replace(config, record_dir=str(tmp_path / "one")), 1)["1"].seed is not None
+    assert (
+        make_rooms(replace(config, record_dir=str(tmp_path / "one")), 1)["1"].session.seed
+        is not None
+    )
 
 
 def test_alem_replay_gif_has_a_frame_per_state(make_room, tmp_path, capsys) -> None:
