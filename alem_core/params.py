@@ -197,6 +197,10 @@ class Params:
 
 PRESET_ALPHA = {"easy": 0.3, "medium": 0.6, "hard": 0.9}
 
+# The evaluation protocol's gameplay settings (individual rewards, soft roles): what every face
+# evaluates under and the trainers train under. Here, so a trainer needs no adapter to read them.
+PROTOCOL_PARAMS = {"shared_reward": False, "soft_specialization": True}
+
 
 def _opportunity_overrides() -> dict[str, object]:
     """Identical for every α above "none": how many tasks exist

@@ -54,15 +54,27 @@ def seat_actions(
     return actions
 
 
+def start_policies(policies: Mapping[int, Policy], seed: int) -> None:
+    """Call ``reset(seed)`` once on every distinct policy in ``policies`` that has one: the
+    episode start every face gives a policy (a fresh draw stream, a recurrent memory zeroed)."""
+    for policy in {id(p): p for p in policies.values()}.values():
+        if hasattr(policy, "reset"):
+            policy.reset(seed)
+
+
 class Episode:
-    """One running episode of ``env`` on world ``seed`` (reset on construction).
+    """One running episode of ``env`` on world ``seed`` (reset on construction, and with it
+    every policy in ``policies``, ``start_policies``).
 
     Attributes: ``obs`` and ``infos`` (the env's last dicts), ``steps``, ``returns`` ((P,)
     float64 per seat), ``terminated`` (the last step ended it by termination, not the cap).
     """
 
-    def __init__(self, env: AlemParallelEnv, seed: int) -> None:
+    def __init__(
+        self, env: AlemParallelEnv, seed: int, policies: Mapping[int, Policy] | None = None
+    ) -> None:
         self.env, self.seed = env, seed
+        start_policies(policies or {}, seed)
         self.players = env.static.player_count
         self.obs, self.infos = env.reset(seed=seed)
         self.steps, self.returns, self.terminated = 0, np.zeros(self.players), False
@@ -124,4 +136,4 @@ class Episode:
         }
 
 
-__all__ = ["Episode", "Policy", "seat_actions"]
+__all__ = ["Episode", "Policy", "seat_actions", "start_policies"]

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import alem_core
+from alem_core.params import PROTOCOL_PARAMS
 from alem_core.scoring.score import HEADLINE_KEYS
 from alem_pz.envs.parallel import AlemParallelEnv
 from alem_pz.episode import Episode, Policy
@@ -36,7 +37,6 @@ from alem_pz.progress import bar as progress_bar
 
 BASE_SEED = 9999
 DIFFICULTIES = ("easy", "medium", "hard")
-PROTOCOL_PARAMS = {"shared_reward": False, "soft_specialization": True}
 
 
 def make_env(
@@ -75,11 +75,9 @@ def run_episode(
         "metrics"}``, where ``metrics`` maps every score key to its value averaged over agents
         (from the infos of the last step).
     """
-    if hasattr(policy, "reset"):
-        policy.reset(seed)
     seats = dict.fromkeys(range(env.static.player_count), policy)
     tick = None if on_step is None else (lambda episode: on_step(episode.steps))
-    return Episode(env, seed).play(seats, on_step=tick).record()
+    return Episode(env, seed, seats).play(seats, on_step=tick).record()
 
 
 def summarise(

@@ -74,7 +74,7 @@ def record_episode(
         static=static,
     )  # fmt: skip
     policies = load_seat_policies(policy, range(players), players=players, seed=seed)
-    episode = Episode(env, seed)
+    episode = Episode(env, seed, policies)
     frames = [team_frame(env, tile_px)]
     bar = progress_bar(steps, "recording", enabled=progress)
 

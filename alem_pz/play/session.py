@@ -73,8 +73,9 @@ class PlaySession:
         self.start_episode()
 
     def start_episode(self) -> None:
-        """Reset the env on this episode's seed; nobody has chosen yet."""
-        self.current = Episode(self.env, self.episode_seed)
+        """Reset the env and the AI seats' policies on this episode's seed; nobody has chosen
+        yet."""
+        self.current = Episode(self.env, self.episode_seed, self.policies)
         self.chosen: dict[int, int] = {}
         self.state: Any = None  # the host copy of an alem_core.State, set by refresh()
         self.refresh()
