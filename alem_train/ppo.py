@@ -10,6 +10,12 @@ epochs of minibatch updates. Python only loops over those calls to log, checkpoi
 * MAPPO: the same actor; the critic is centralised, reading the global state (every agent's
   observation in agent order, as ``AlemParallelEnv.state()``) plus the agent id.
 
+``network`` picks the networks (``alem_train.models``): ``mlp``, two tanh layers each, or
+``gru``, the paper's recurrent network (``alem_train.recurrent``), whose memory is carried
+through the rollout and reset at episode ends and deaths. Feed-forward minibatches are shuffled
+rows; recurrent ones are whole worlds, every step of the rollout in order, replayed from the
+memory the rollout started with (``alem_train.presets`` holds the paper's settings).
+
 Rows carry no decision, and are left out of every loss, where the agent was dead (only NOOP is
 legal) or its world was resetting or waiting (the batch ignores those actions). An agent's
 death ends its GAE chain like a termination; truncation is treated as termination.
@@ -30,9 +36,9 @@ from jax import Array
 import alem_core
 from alem_core.batch import auto_reset as core_batch
 from alem_core.batch.runner import default_chunk
+from alem_core.params import PROTOCOL_PARAMS
 from alem_core.scoring.score import score_columns
-from alem_pz.evaluation.protocol import PROTOCOL_PARAMS
-from alem_train import networks
+from alem_train.models import MODELS, model_for
 from alem_train.objectives.actor_critic import (
     entropy,
     gae,
@@ -46,7 +52,8 @@ EPISODE_KEYS = ("episode_return", "Team/achievement_pct", "Team/coord_reward_pct
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """Everything a run depends on (hashable: it is static under ``jit``)."""
+    """Everything a run depends on (hashable: it is static under ``jit``); ``presets`` holds
+    the paper's."""
 
     algo: str = "ippo"  # "ippo" or "mappo"
     difficulty: str = "medium"
@@ -70,11 +77,17 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     hidden: int = 128
     updates_per_call: int = 4
+    network: str = "mlp"  # "mlp" or "gru" (alem_train.models)
+    gru_size: int = 512  # the GRU's memory (gru only)
+    head: int = 512  # the actor head's width, and MAPPO's critic head's (gru only)
 
     def __post_init__(self) -> None:
         if self.algo not in ("ippo", "mappo"):
             raise ValueError(f"algo must be 'ippo' or 'mappo', got {self.algo!r}")
-        for name in ("num_worlds", "num_steps", "update_epochs", "num_minibatches", "hidden"):
+        if self.network not in MODELS:
+            raise ValueError(f"network must be one of {sorted(MODELS)}, got {self.network!r}")
+        sizes = ("hidden", "gru_size", "head")
+        for name in ("num_worlds", "num_steps", "update_epochs", "num_minibatches", *sizes):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
@@ -83,10 +96,19 @@ class PPOConfig:
                 f"num_worlds x num_steps = {self.num_worlds * self.num_steps} must divide into "
                 f"num_minibatches = {self.num_minibatches} equal minibatches"
             )
+        if self.recurrent and self.num_worlds % self.num_minibatches:
+            raise ValueError(
+                f"a recurrent minibatch is whole worlds: num_worlds = {self.num_worlds} must "
+                f"divide into num_minibatches = {self.num_minibatches}"
+            )
 
     @property
     def central_critic(self) -> bool:
         return self.algo == "mappo"
+
+    @property
+    def recurrent(self) -> bool:
+        return self.network != "mlp"
 
     @property
     def steps_per_update(self) -> int:
@@ -123,6 +145,7 @@ class TrainState(NamedTuple):
     out: core_batch.BatchOutput
     key: Array
     update: Array
+    memory: dict  # (N, P, gru_size) per trunk, for the next step; {} without memory
 
 
 class Transition(NamedTuple):
@@ -148,29 +171,28 @@ def make_optimizer(config: PPOConfig) -> optax.GradientTransformation:
 
 def init_train_state(key: Array, config: PPOConfig) -> TrainState:
     """Fresh networks, optimiser and batch of worlds (episode 0 of every slot)."""
-    static = config.static()
+    model = model_for(config.network)
     k_net, k_env, k_run = jax.random.split(key, 3)
-    params = networks.init_actor_critic(
-        k_net,
-        alem_core.obs_size(static),
-        config.players,
-        static.num_actions,
-        config.hidden,
-        config.central_critic,
-    )
+    params = model.init(k_net, config)
     opt_state = make_optimizer(config).init(params)
-    batch, out = core_batch.init(k_env, config.num_worlds, config.env_params(), static)
-    state = TrainState(params, opt_state, batch, out, k_run, jnp.zeros((), jnp.int32))
+    batch, out = core_batch.init(k_env, config.num_worlds, config.env_params(), config.static())
+    memory = model.memory(params, (config.num_worlds, config.players))
+    state = TrainState(params, opt_state, batch, out, k_run, jnp.zeros((), jnp.int32), memory)
     return jax.tree.map(jnp.copy, state)  # distinct buffers: the train call donates them all
 
 
-def _policy_step(params: dict, out: core_batch.BatchOutput, key: Array, central: bool):
+def _policy_step(params: dict, memory: dict, out: core_batch.BatchOutput, key: Array,
+                 config: PPOConfig):  # fmt: skip
     mask = out.info["action_mask"]
-    logits = networks.masked_logits(params["actor"], out.obs, mask)
+    step = model_for(config.network).step
+    logits, value, memory = step(params, memory, out.obs, mask, config.central_critic)
     action = jax.random.categorical(key, logits).astype(jnp.int32)
-    logp = log_prob(logits, action)
-    value = networks.values(params["critic"], out.obs, central)
-    return action, logp, value
+    return action, log_prob(logits, action), value, memory
+
+
+def carry_memory(memory: dict, keep: Array) -> dict:
+    """The memory rule (``alem_train.recurrent``): a row's memory goes on where ``keep``."""
+    return jax.tree.map(lambda h: jnp.where(keep[..., None], h, 0.0), memory)
 
 
 def _episode_sums(nxt: core_batch.BatchOutput, static) -> Array:
@@ -184,34 +206,42 @@ def _episode_sums(nxt: core_batch.BatchOutput, static) -> Array:
 
 
 def rollout(state: TrainState, config: PPOConfig):
-    """``num_steps`` steps of every world; returns the new state, transitions and episode sums."""
+    """``num_steps`` steps of every world; returns the new state, transitions and episode sums.
+    The rollout's first memory stays in ``state.memory`` of the input: ``update`` replays from
+    it."""
     static, env_params, chunk = config.static(), config.env_params(), config.chunk
 
     def one(carry, _):
-        batch, out, key = carry
+        batch, out, memory, key = carry
         key, k_act = jax.random.split(key)
-        action, logp, value = _policy_step(state.params, out, k_act, config.central_critic)
+        action, logp, value, memory = _policy_step(state.params, memory, out, k_act, config)
         batch, nxt = core_batch.step(batch, action, env_params, static, chunk)
         skipped = (nxt.info["reset"] | nxt.info["waiting"])[:, None]
         alive = out.info["alive"]
         ended = nxt.terminated | nxt.truncated | (alive & ~nxt.info["alive"])
+        valid = alive & ~skipped
         step = Transition(
-            out.obs, out.info["action_mask"], action, logp, value, nxt.reward, ended,
-            alive & ~skipped,
-        )  # fmt: skip
-        return (batch, nxt, key), (step, _episode_sums(nxt, static))
+            out.obs, out.info["action_mask"], action, logp, value, nxt.reward, ended, valid
+        )
+        memory = carry_memory(memory, valid & ~ended)
+        return (batch, nxt, memory, key), (step, _episode_sums(nxt, static))
 
-    (batch, out, key), (traj, sums) = jax.lax.scan(
-        one, (state.batch, state.out, state.key), None, config.num_steps
+    (batch, out, memory, key), (traj, sums) = jax.lax.scan(
+        one, (state.batch, state.out, state.memory, state.key), None, config.num_steps
     )
-    return state._replace(batch=batch, out=out, key=key), traj, sums.sum(axis=0)
+    new = state._replace(batch=batch, out=out, key=key, memory=memory)
+    return new, traj, sums.sum(axis=0)
 
 
-def _loss(params: dict, mb: dict, config: PPOConfig):
-    """PPO loss on a minibatch of (world-step) samples, each with its P agents."""
-    logits = networks.masked_logits(params["actor"], mb["obs"], mb["mask"])
+def _loss(params: dict, mb: dict, memory: dict, config: PPOConfig):
+    """PPO loss on a minibatch of (T, B) world-step sequences, each step with its P agents,
+    replayed from ``memory`` (B, P, ...)."""
+    keep = mb["valid"] & ~mb["end"]
+    unroll = model_for(config.network).unroll
+    logits, value = unroll(params, memory, mb["obs"], mb["mask"], keep, config.central_critic)
+    rows = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731  (T, B, P, ...) -> (T·B, P, ...)
+    logits, value, mb = rows(logits), rows(value), jax.tree.map(rows, mb)
     logp = log_prob(logits, mb["action"])
-    value = networks.values(params["critic"], mb["obs"], config.central_critic)
     act = mb["valid"][None, None]  # [B=1, G=1, T=M, N=P] for the objectives' contract
     everyone = jnp.ones(act.shape[:-1], bool)
     actor, stats = ppo_actor_loss(
@@ -224,29 +254,34 @@ def _loss(params: dict, mb: dict, config: PPOConfig):
     return loss, {"actor_loss": actor, "value_loss": critic, "entropy": bonus, **stats}
 
 
-def learn(params: dict, opt_state: Any, key: Array, traj: Transition, last_obs: Array,
-          config: PPOConfig) -> tuple[dict, Any, dict]:  # fmt: skip
+def learn(params: dict, opt_state: Any, key: Array, traj: Transition, last_value: Array,
+          config: PPOConfig, memory: dict | None = None) -> tuple[dict, Any, dict]:  # fmt: skip
     """GAE, then ``update_epochs`` passes of shuffled minibatches over ``traj`` (T, N, P, ...),
-    bootstrapped from the critic on ``last_obs`` (N, P, D); returns the new params, optimiser
-    state and mean metrics. Any rollout that fills a ``Transition`` can call it (the batched
-    one below, ``examples/jaxmarl_ippo.py``'s over the JaxMARL env)."""
-    last_value = networks.values(params["critic"], last_obs, config.central_critic)
+    bootstrapped from ``last_value`` (N, P), the critic's value after the last step; returns
+    the new params, optimiser state and mean metrics. A recurrent network replays whole worlds
+    from ``memory``, the memory the rollout started with; a feed-forward one shuffles rows. Any
+    rollout that fills a ``Transition`` can call it (the batched one below,
+    ``examples/jaxmarl_ippo.py``'s over the JaxMARL env)."""
     values_ = jnp.concatenate([traj.value, last_value[None]])
     adv, ret = gae(traj.reward, values_, traj.end, config.gamma, config.gae_lambda, time_axis=0)
     samples = {**traj._asdict(), "adv": adv, "ret": ret}
-    samples = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), samples)  # (T·N, P, ...)
+    memory = {} if memory is None else memory
+    if not config.recurrent:  # one sequence per row: (1, T·N, P, ...)
+        samples = jax.tree.map(lambda x: x.reshape(1, -1, *x.shape[2:]), samples)
+    sequences = samples["valid"].shape[1]
     optimizer = make_optimizer(config)
     grad_fn = jax.value_and_grad(_loss, has_aux=True)
 
     def epoch(carry, key):
         params, opt_state = carry
-        order = jax.random.permutation(key, config.steps_per_update)
+        order = jax.random.permutation(key, sequences)
         batches = order.reshape(config.num_minibatches, -1)
 
         def minibatch(carry, rows):
             params, opt_state = carry
-            mb = jax.tree.map(lambda x: x[rows], samples)
-            (_, stats), grads = grad_fn(params, mb, config)
+            mb = jax.tree.map(lambda x: x[:, rows], samples)
+            mb_memory = jax.tree.map(lambda h: h[rows], memory)
+            (_, stats), grads = grad_fn(params, mb, mb_memory, config)
             updates, opt_state = optimizer.update(grads, opt_state, params)
             stats["grad_norm"] = optax.tree.norm(grads)
             return (optax.apply_updates(params, updates), opt_state), stats
@@ -258,11 +293,19 @@ def learn(params: dict, opt_state: Any, key: Array, traj: Transition, last_obs: 
     return params, opt_state, jax.tree.map(jnp.mean, stats)
 
 
-def update(state: TrainState, traj: Transition, config: PPOConfig):
-    """``learn`` on the batch's rollout; returns the new state and mean metrics."""
+def last_values(state: TrainState, config: PPOConfig) -> Array:
+    """(N, P) the critic's values of the worlds as the rollout left them."""
+    step = model_for(config.network).step
+    mask = state.out.info["action_mask"]
+    return step(state.params, state.memory, state.out.obs, mask, config.central_critic)[1]
+
+
+def update(state: TrainState, traj: Transition, memory: dict, config: PPOConfig):
+    """``learn`` on the batch's rollout, which started from ``memory``; returns the new state
+    and mean metrics."""
     key, k_epochs = jax.random.split(state.key)
     params, opt_state, stats = learn(
-        state.params, state.opt_state, k_epochs, traj, state.out.obs, config
+        state.params, state.opt_state, k_epochs, traj, last_values(state, config), config, memory
     )
     return state._replace(params=params, opt_state=opt_state, key=key), stats
 
@@ -275,8 +318,9 @@ def make_train_call(config: PPOConfig):
     """
 
     def one_update(state: TrainState, _):
+        memory = state.memory
         state, traj, sums = rollout(state, config)
-        state, stats = update(state, traj, config)
+        state, stats = update(state, traj, memory, config)
         stats["episodes"] = sums[0]
         for i, name in enumerate(EPISODE_KEYS):
             stats[f"sum/{name}"] = sums[i + 1]
@@ -294,7 +338,9 @@ __all__ = [
     "PPOConfig",
     "TrainState",
     "Transition",
+    "carry_memory",
     "init_train_state",
+    "last_values",
     "learn",
     "make_train_call",
 ]

@@ -3,6 +3,12 @@
     python -m alem_train.run_ppo --algo mappo --difficulty hard --total-env-steps 500000 \
         --out results/marl/mappo_hard_s0 [--eval-episodes 10 --eval-max-steps 1000]
 
+``--preset paper-ippo`` or ``paper-mappo`` starts from the paper's network and settings
+(``alem_train.presets``); any other flag overrides the preset's value:
+
+    python -m alem_train.run_ppo --preset paper-ippo --num-worlds 64 \
+        --total-env-steps 1000000 --out results/reference/ippo_s0
+
 Resumable: rerunning the same command continues from ``state.npz`` in ``--out`` (the config
 must match). Every call of the compiled trainer appends its updates to ``metrics.csv`` and to a
 TensorBoard run in CleanRL's layout (``--runs-dir``, default ``runs/``:
@@ -28,20 +34,26 @@ from alem_core.compilation_cache import enable_default_cache
 from alem_pz.progress import bar as progress_bar
 from alem_train import checkpoint
 from alem_train.ppo import EPISODE_KEYS, PPOConfig, init_train_state, make_train_call
+from alem_train.presets import PRESETS
 
 
 def parse_args(argv=None) -> tuple[PPOConfig, argparse.Namespace]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--preset", choices=sorted(PRESETS), default=None)
+    preset = first.parse_known_args(argv)[0].preset
+    defaults = PRESETS[preset] if preset else {}
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], parents=[first])
     for field in dataclasses.fields(PPOConfig):
+        default = defaults.get(field.name, field.default)
         flag = "--" + field.name.replace("_", "-")
         if field.type == "bool":
             parser.add_argument(flag, type=lambda v: v.lower() in ("1", "true", "yes"),
-                                default=field.default)  # fmt: skip
+                                default=default)  # fmt: skip
         elif field.name == "value_clip":
-            parser.add_argument(flag, type=float, default=field.default)
+            parser.add_argument(flag, type=float, default=default)
         else:
             kind = {"int": int, "float": float, "str": str}[field.type]
-            parser.add_argument(flag, type=kind, default=field.default)
+            parser.add_argument(flag, type=kind, default=default)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--checkpoint-every", type=int, default=10, help="trainer calls")
@@ -93,7 +105,10 @@ def _saved_run(config: PPOConfig, args: argparse.Namespace) -> dict:
             f"{args.out}: {why}; resume it with the alem release that started it, or use a new "
             "--out"
         )
-    if previous["config"] != dataclasses.asdict(config) or previous.get("seed") != args.seed:
+    # A field added since the run started is at its default there (the defaults train as
+    # before the field existed: a feed-forward run saved earlier resumes).
+    saved = {**dataclasses.asdict(PPOConfig()), **previous["config"]}
+    if saved != dataclasses.asdict(config) or previous.get("seed") != args.seed:
         raise ValueError(f"{args.out} holds a run with another config or seed; use a new --out")
     return previous
 

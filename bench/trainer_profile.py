@@ -1,11 +1,12 @@
 """Where the PPO trainer's time goes, and how close its network runs to the machine's limit.
 
     python -m bench.trainer_profile [--algo ippo] [--worlds 32] [--steps 64] [--repeats 5]
-                                    [--json F] [--small]
+                                    [--preset paper-ippo] [--json F] [--small]
 
 One process, one ``PPOConfig`` (the defaults but for the flags: the full world, hidden 128,
-4 epochs x 4 minibatches). Each part is its own jitted program, compiled first (its compile
-seconds reported) and then timed over ``--repeats`` calls, mean reported:
+4 epochs x 4 minibatches; or a preset of ``alem_train.presets`` at ``--worlds`` and ``--steps``,
+its algorithm taking the place of ``--algo``). Each part is its own jitted program, compiled
+first (its compile seconds reported) and then timed over ``--repeats`` calls, mean reported:
 * ``world``: the batched auto-reset step (``alem_core.batch.auto_reset.step``) in a ``lax.scan``
   of ``--steps`` steps with NOOP actions, as the rollout steps it;
 * ``rollout``: ``alem_train.ppo.rollout`` (the world, the policy's forward pass, sampling);
@@ -40,6 +41,7 @@ import numpy as np
 import alem_core
 from alem_core.batch import auto_reset as core_batch
 from alem_train import ppo
+from alem_train.presets import PRESETS, preset_config
 from bench.common import load_average
 
 
@@ -106,7 +108,10 @@ def learn_flops(config: ppo.PPOConfig, state: ppo.TrainState, traj: ppo.Transiti
     """FLOPs of one ``learn``: XLA's cost analysis counts a loop's body once, not once per trip,
     so it counts a ``learn`` of one epoch of one minibatch (the rollout's first steps, as many
     rows as a minibatch holds), and that is scaled by epochs x minibatches (GAE, a small part,
-    is counted that many times too)."""
+    is counted that many times too). Not counted for a recurrent network (NaN): its time loop
+    would be counted once."""
+    if config.recurrent:  # the GRU's time loop would be counted once, not once per step
+        return float("nan")
     if config.num_steps % config.num_minibatches:
         raise ValueError("--steps must divide into the config's minibatches for the FLOP count")
     one = dataclasses.replace(
@@ -114,7 +119,7 @@ def learn_flops(config: ppo.PPOConfig, state: ppo.TrainState, traj: ppo.Transiti
         update_epochs=1,
     )  # fmt: skip
     part = jax.tree.map(lambda x: x[: one.num_steps], traj)
-    args = (state.params, state.opt_state, state.key, part, state.out.obs)
+    args = (state.params, state.opt_state, state.key, part, ppo.last_values(state, config))
     learn = jax.jit(lambda *a: ppo.learn(*a, one))
     cost = learn.lower(*args).compile().cost_analysis()
     cost = cost[0] if isinstance(cost, list) else cost
@@ -128,7 +133,7 @@ def profile(config: ppo.PPOConfig, repeats: int) -> dict[str, Any]:
     roll = jax.jit(lambda s: ppo.rollout(s, config))
     parts["rollout"] = timed(roll, (state,), repeats)
     _, traj, _ = roll(state)
-    learn = jax.jit(lambda s, t: ppo.update(s, t, config))
+    learn = jax.jit(lambda s, t: ppo.update(s, t, s.memory, config))
     parts["learn"] = timed(learn, (state, traj), repeats)
     parts["learn"]["gflop"] = learn_flops(config, state, traj) / 1e9
     optimiser = optimiser_program(config, state.params)
@@ -152,13 +157,16 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=32)
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--preset", default=None, choices=sorted(PRESETS))
     parser.add_argument("--json", default=None)
     parser.add_argument("--small", action="store_true", help="16 x 16, one floor (tests)")
     args = parser.parse_args()
     world = {"map_size": 16, "num_levels": 1} if args.small else {}
-    config = ppo.PPOConfig(
-        algo=args.algo, num_worlds=args.worlds, num_steps=args.steps, updates_per_call=1, **world
-    )
+    sizes = dict(num_worlds=args.worlds, num_steps=args.steps, updates_per_call=1, **world)
+    if args.preset:
+        config = preset_config(args.preset, **sizes)
+    else:
+        config = ppo.PPOConfig(algo=args.algo, **sizes)
     load_before = load_average()
     parts = profile(config, args.repeats)
     machine = gemm(config, args.repeats)

@@ -83,7 +83,8 @@ def make_train(config: ppo.PPOConfig, updates: int):
         (params, env_state, obs), (traj, stats) = jax.lax.scan(
             env_step, (params, env_state, obs), jax.random.split(k_roll, config.num_steps)
         )
-        params, opt_state, losses = ppo.learn(params, opt_state, k_learn, traj, obs, config)
+        last_value = networks.values(params["critic"], obs, central=False)
+        params, opt_state, losses = ppo.learn(params, opt_state, k_learn, traj, last_value, config)
         return (params, opt_state, env_state, obs), {**jax.tree.map(jnp.sum, stats), **losses}
 
     def train(key):

@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         " dir for llm",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the built-in policies")
+    parser.add_argument(
+        "--greedy", action="store_true",
+        help="a policy file plays its most likely legal action instead of sampling",
+    )  # fmt: skip
     parser.add_argument("--resamples", type=int, default=10000)
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--map-size", type=int, default=None, help="square map side (tests)")
@@ -115,7 +119,7 @@ def _run_one(args: argparse.Namespace, policy: str, difficulties: list[str]) -> 
         summary = _run_llm(args, difficulties)
         out = Path(args.out or "llm_run") / "summary.json"
     else:
-        loaded = load_policy(policy, seed=args.seed)
+        loaded = load_policy(policy, seed=args.seed, greedy=args.greedy)
         summary = evaluate(
             loaded,
             **_cli_protocol(args, difficulties),

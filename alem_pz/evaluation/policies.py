@@ -46,13 +46,21 @@ def file_loaders() -> dict[str, Callable[..., Policy]]:
     return {ep.name: ep.load() for ep in entry_points(group=LOADER_GROUP)}
 
 
-def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0) -> Policy:
-    """The policy ``spec`` names (module docstring) for a team of ``players``.
+def load_policy(
+    spec: str, players: int = 3, seed: int = 0, comm_channels: int = 0, greedy: bool = False
+) -> Policy:
+    """The policy ``spec`` names (module docstring) for a team of ``players``; ``greedy`` asks a
+    policy file for its most likely legal action (its loader called with ``greedy=True``).
 
     Raises:
         ValueError: naming ``spec`` when it is none of the forms above, or no installed package
-            registers a loader for its file suffix.
+            registers a loader for its file suffix, or ``greedy`` is asked of a policy that is
+            no file.
     """
+    suffix = Path(spec).suffix.lstrip(".")
+    is_file = bool(suffix) and ":" not in spec and spec not in BUILT_IN
+    if greedy and not is_file:
+        raise ValueError(f"greedy play is a policy file's option; {spec!r} is no policy file")
     if spec == "random":
         return MaskedRandom(seed)
     if spec == "greedy":
@@ -60,15 +68,14 @@ def load_policy(spec: str, players: int = 3, seed: int = 0, comm_channels: int =
     named = named_policies()
     if spec in named:
         return named[spec](players=players, seed=seed, comm_channels=comm_channels)
-    suffix = Path(spec).suffix.lstrip(".")
-    if suffix and ":" not in spec:
+    if is_file:
         loaders = file_loaders()
         if suffix not in loaders:
             raise ValueError(
                 f"no policy loader for .{suffix} files ({spec!r}); registered: "
                 f"{sorted(loaders) or 'none'} (entry-point group {LOADER_GROUP!r})"
             )
-        return loaders[suffix](spec, seed=seed)
+        return loaders[suffix](spec, seed=seed, **({"greedy": True} if greedy else {}))
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise ValueError(

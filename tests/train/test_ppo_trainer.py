@@ -9,22 +9,8 @@ import pytest
 
 from alem_train import checkpoint, networks
 from alem_train.ppo import PPOConfig, _loss, init_train_state, make_train_call
-
-# The same run as test_tensorboard's TINY (run_ppo's flags): one compiled train call for both.
-TINY = dict(map_size=16, num_levels=1, num_worlds=4, num_steps=8, updates_per_call=2,
-            hidden=16, num_minibatches=2, update_epochs=1, max_steps=12, difficulty="easy",
-            total_env_steps=256)  # fmt: skip
-
-
-def _host(x) -> np.ndarray:
-    if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
-        x = jax.random.key_data(x)
-    return np.asarray(jax.device_get(x))
-
-
-def _same(a, b) -> bool:
-    pairs = zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True)
-    return all(np.array_equal(_host(x), _host(y)) for x, y in pairs)
+from tests.train.ppo_world import TINY
+from tests.train.ppo_world import same as _same
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +48,14 @@ def test_rows_without_a_decision_do_not_move_the_loss(ippo):
     mb = {"obs": obs, "mask": mask, "action": jnp.asarray(rng.integers(0, 56, (6, 3))),
           "logp": jnp.full((6, 3), -4.0), "adv": jnp.asarray(rng.normal(size=(6, 3)), jnp.float32),
           "value": jnp.zeros((6, 3)), "ret": jnp.asarray(rng.normal(size=(6, 3)), jnp.float32),
-          "valid": valid}  # fmt: skip
+          "valid": valid, "end": jnp.zeros((6, 3), bool)}  # fmt: skip
+    mb = {k: v[None] for k, v in mb.items()}  # one sequence per row, as learn shapes them
     noisy = dict(mb)
     for key in ("adv", "ret", "logp"):
-        noisy[key] = jnp.where(valid, mb[key], mb[key] + 100.0)
-    grad = jax.grad(lambda p, m: _loss(p, m, config)[0])
+        noisy[key] = jnp.where(mb["valid"], mb[key], mb[key] + 100.0)
+    grad = jax.grad(lambda p, m: _loss(p, m, {}, config)[0])
     assert _same(grad(params, mb), grad(params, noisy))
-    flipped = dict(mb, adv=jnp.where(valid, -mb["adv"], mb["adv"]))
+    flipped = dict(mb, adv=jnp.where(mb["valid"], -mb["adv"], mb["adv"]))
     assert not _same(grad(params, mb), grad(params, flipped))
 
 
@@ -100,6 +87,10 @@ def test_bad_config_is_named():
         PPOConfig(algo="qmix")
     with pytest.raises(ValueError, match="num_minibatches"):
         PPOConfig(num_worlds=3, num_steps=3, num_minibatches=2)
+    with pytest.raises(ValueError, match="network"):
+        PPOConfig(network="lstm")
+    with pytest.raises(ValueError, match="whole worlds"):
+        PPOConfig(network="gru", num_worlds=6, num_steps=4, num_minibatches=4)
 
 
 def test_a_run_of_another_world_version_is_not_resumed(tmp_path):

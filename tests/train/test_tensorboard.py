@@ -12,7 +12,7 @@ pytest.importorskip("tensorboardX")
 from alem_train import run_ppo
 from alem_train.tensorboard import read_scalars, run_name, tag
 
-# test_ppo_trainer's TINY as flags, so this run loads its compiled train call from the cache.
+# ppo_world's TINY as flags, so this run loads its compiled train call from the cache.
 TINY = ["--map-size", "16", "--num-levels", "1", "--num-worlds", "4", "--num-steps", "8",
         "--updates-per-call", "2", "--hidden", "16", "--num-minibatches", "2",
         "--update-epochs", "1", "--max-steps", "12", "--total-env-steps", "256"]  # fmt: skip
