@@ -2,7 +2,8 @@
 
 ``bench/gpu.sh`` waits for a GPU machine: this runs it on the CPU with a tiny N and the small
 world, so the day a GPU is lent the script is known to work. It compiles two scans of the small
-world in a fresh process (a minute or more on two cores), so it is marked slow.
+world and the paper's IPPO trainer in fresh processes (minutes on two cores), so it is marked
+slow.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def test_gpu_script_runs_on_the_cpu_with_a_tiny_world(tmp_path):
         "PYTHON": sys.executable,
         "STEPS": "8",
         "ARGS": "--small",
+        "TRAIN_WORLDS": "8",  # the preset's 8 minibatches of whole worlds
+        "UPDATES": "2",
         "JAX_COMPILATION_CACHE_DIR": jax.config.jax_compilation_cache_dir or "",
         "PYTHONPATH": str(ROOT),
     }
@@ -50,6 +53,10 @@ def test_gpu_script_runs_on_the_cpu_with_a_tiny_world(tmp_path):
     assert row["scan"]["env_steps_per_s"] > 0 and row["bare"]["env_steps_per_s"] > 0
     assert row["scan"]["steps"] == training_regime.ROLLOUT  # whole rollouts, at least one
     assert "N=2 | bare" in done.stdout
+    trained = json.loads((tmp_path / "gpu_train" / "gpu_train.json").read_text())
+    assert trained["config"]["network"] == "gru" and trained["env_steps"] == 2 * 8 * 64
+    assert trained["trainer_env_steps_per_s"] > 0 and trained["world_env_steps_per_s"] > 0
+    assert (tmp_path / "gpu_train" / "policy.npz").exists()
 
 
 @pytest.mark.slow
