@@ -1,0 +1,48 @@
+"""The reference agents' summary: rows, intervals over seeds and episodes, the run flags."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from alem_train import reference
+
+
+def _write_eval(root, method, seed, difficulty, scores, worlds=None):
+    worlds = worlds or list(range(9999, 9999 + len(scores)))
+    episodes = [
+        {"seed": w, "metrics": {"Team/achievement_pct": a, "Team/coord_reward_pct_of_max": c}}
+        for w, (a, c) in zip(worlds, scores, strict=True)
+    ]
+    path = reference.eval_path(root, method, seed, difficulty)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"results": {difficulty: {"per_episode": episodes}}}))
+
+
+def test_a_row_pools_seeds_and_episodes_with_an_interval(tmp_path):
+    rng = np.random.default_rng(0)
+    table = rng.random((3, 5, 2))  # seeds x episodes x (achievement, coord)
+    for seed in range(3):
+        _write_eval(tmp_path, "greedy", seed, "hard", table[seed].tolist())
+    row = reference.summary_row(tmp_path, "greedy", "hard", (0, 1, 2))
+    for i, name in enumerate(("team_achievement", "coord_pct")):
+        cell = row[name]
+        assert cell["mean"] == pytest.approx(table[..., i].mean())
+        assert cell["ci_low"] < cell["mean"] < cell["ci_high"]
+    assert row["env_steps"] is None and row["episodes_per_seed"] == 5
+    assert "--method greedy --difficulty hard" in row["eval_command"]
+    _write_eval(tmp_path, "greedy", 2, "hard", table[2].tolist(), worlds=list(range(5)))
+    with pytest.raises(ValueError, match="other worlds"):
+        reference.summary_row(tmp_path, "greedy", "hard", (0, 1, 2))
+
+
+def test_a_reference_run_is_the_preset_at_the_cpu_budget(tmp_path):
+    from alem_train import run_ppo
+
+    argv = reference.train_argv(tmp_path, "mappo", 2, 1_048_576, 32)
+    config, args = run_ppo.parse_args(argv)
+    assert (config.algo, config.network, config.num_worlds) == ("mappo", "gru", 32)
+    assert config.total_env_steps == 1_048_576 and config.num_updates == 512
+    assert args.seed == 2 and args.out == tmp_path / "mappo_s2"
