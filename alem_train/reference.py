@@ -59,8 +59,22 @@ def train(args: argparse.Namespace) -> None:
             config, run_args = run_ppo.parse_args(
                 train_argv(args.root, method, seed, args.env_steps, args.worlds)
             )
-            print(f"{method} seed {seed}: {run_dir(args.root, method, seed)}", flush=True)
+            run = run_dir(args.root, method, seed)
+            if finished(run, config.num_updates):
+                print(f"{method} seed {seed}: finished in {run}", flush=True)
+                continue
+            print(f"{method} seed {seed}: {run}", flush=True)
             run_ppo.train(config, run_args)
+
+
+def finished(run: Path, updates: int) -> bool:
+    """The run reached its last update and kept its policy. Its trainer state may be gone: it
+    is not kept in the repository, and a finished run needs none."""
+    if not (run / "policy.npz").exists() or not (run / "metrics.csv").exists():
+        return False
+    with (run / "metrics.csv").open() as handle:
+        done = [int(row["update"]) for row in csv.DictReader(handle)]
+    return bool(done) and done[-1] >= updates
 
 
 def eval_path(root: Path, method: str, seed: int, difficulty: str) -> Path:

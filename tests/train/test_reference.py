@@ -46,3 +46,12 @@ def test_a_reference_run_is_the_preset_at_the_cpu_budget(tmp_path):
     assert (config.algo, config.network, config.num_worlds) == ("mappo", "gru", 32)
     assert config.total_env_steps == 1_048_576 and config.num_updates == 512
     assert args.seed == 2 and args.out == tmp_path / "mappo_s2"
+
+
+def test_a_finished_run_is_not_trained_again(tmp_path):
+    run = reference.run_dir(tmp_path, "ippo", 0)
+    run.mkdir()
+    (run / "metrics.csv").write_text("update,env_steps\n1,2048\n2,4096\n")
+    assert not reference.finished(run, 2)  # no policy kept
+    (run / "policy.npz").write_bytes(b"")
+    assert reference.finished(run, 2) and not reference.finished(run, 3)
