@@ -12,11 +12,11 @@ checkpoint, so a stopped ``train`` continues where it was. ``evaluate`` plays ev
 ``policy.npz`` through ``alem-evaluate`` (the protocol: 20 episodes from world seed 9999, greedy
 actions) on each difficulty, and masked random and the scripted greedy team with the same three
 seeds, into ``ROOT/evals/``. ``summary`` writes ``ROOT/summary.json``: one row per method and
-difficulty, the team achievement share and Coord.% with a stratified bootstrap interval over
-seeds and episodes together (rliable's, each training seed a stratum: its episodes resampled
-within it; with the seeds resampled within each world instead, the interval was about 40 %
-narrower, since it left out how the worlds differ), and the ``eval_command`` that rebuilds the
-row from the kept policies.
+difficulty, the team achievement share and Coord.% with a bootstrap interval over seeds and
+episodes together (``alem_pz.evaluation.stats.crossed_interval``: training seeds and evaluation
+worlds resampled in the same draw; rliable's stratified bootstrap holds one of the two fixed and
+gave intervals up to 40 % narrower), and the ``eval_command`` that rebuilds the row from the
+kept policies.
 """
 
 from __future__ import annotations
@@ -118,8 +118,8 @@ def episode_scores(path: Path, column: str) -> tuple[list[int], np.ndarray]:
 
 
 def summary_row(root: Path, method: str, difficulty: str, seeds: tuple[int, ...]) -> dict:
-    """One ``summary.json`` row: the mean over seeds and episodes, and its stratified bootstrap
-    interval (rliable's (runs, tasks) matrix as (episodes, seeds): each seed a stratum)."""
+    """One ``summary.json`` row: the mean over seeds and episodes, and its interval with seeds
+    and worlds resampled together (``stats.crossed_interval`` on the (seeds, worlds) matrix)."""
     from alem_pz.evaluation import stats
 
     row: dict[str, Any] = {"method": method, "difficulty": difficulty, "seeds": list(seeds)}
@@ -131,9 +131,8 @@ def summary_row(root: Path, method: str, difficulty: str, seeds: tuple[int, ...]
                 raise ValueError(f"{method} seed {seed} played other worlds than seed {seeds[0]}")
             worlds = played
             matrix.append(scores)
-        episodes_by_seed = np.stack(matrix, axis=1)
-        mean, low, high = stats.interval(episodes_by_seed, lambda s: s.mean(), seed=0)
-        row[name] = {"mean": float(mean[0]), "ci_low": float(low[0]), "ci_high": float(high[0])}
+        mean, low, high = stats.crossed_interval(np.stack(matrix))
+        row[name] = {"mean": mean, "ci_low": low, "ci_high": high}
     row["episodes_per_seed"] = len(matrix[0])
     row["env_steps"] = _env_steps(root, method, seeds)
     row["eval_command"] = (

@@ -119,3 +119,18 @@ def test_progress_bar_draws_only_on_a_terminal_and_when_enabled():
         silent.update(10)
         silent.close()
         assert stream.getvalue() == ""
+
+
+def test_crossed_interval_counts_both_the_seeds_and_the_worlds():
+    """Seeds that differ widen the interval far past what the worlds alone give; the pairing of
+    worlds across seeds is kept (a world effect shared by every seed cancels in no draw)."""
+    rng = np.random.default_rng(0)
+    worlds = rng.normal(0.0, 0.05, 20)
+    same_seeds = np.stack([0.2 + worlds] * 3)
+    spread_seeds = np.array([0.1, 0.2, 0.3])[:, None] + worlds[None]
+    mean, low, high = stats.crossed_interval(same_seeds)
+    assert low < mean < high and mean == pytest.approx(same_seeds.mean())
+    _, wide_low, wide_high = stats.crossed_interval(spread_seeds)
+    assert wide_high - wide_low > 3 * (high - low)
+    assert stats.crossed_interval(spread_seeds, seed=1) != stats.crossed_interval(spread_seeds)
+    assert stats.crossed_interval(spread_seeds) == stats.crossed_interval(spread_seeds)
