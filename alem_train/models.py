@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import jax.numpy as jnp
 from jax import Array
 
 import alem_core
@@ -86,7 +87,7 @@ class Recurrent:
     @staticmethod
     def step(params: dict[str, Any], memory: dict, obs: Array, mask: Array, central: bool):
         """``central`` is read from ``params`` (a critic with its own trunk)."""
-        keep = mask[None, ..., 0]  # unused over one step: only the outputs are returned
+        keep = jnp.ones((1, *mask.shape[:-1]), bool)  # one step: only its outputs are returned
         logits, values, outs = recurrent.unroll(params, memory, obs[None], mask[None], keep)
         return logits[0], values[0], {name: out[0] for name, out in outs.items()}
 

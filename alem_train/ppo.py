@@ -38,6 +38,7 @@ from alem_core.batch import auto_reset as core_batch
 from alem_core.batch.runner import default_chunk
 from alem_core.params import PROTOCOL_PARAMS
 from alem_core.scoring.score import score_columns
+from alem_train import recurrent
 from alem_train.models import MODELS, model_for
 from alem_train.objectives.actor_critic import (
     entropy,
@@ -190,11 +191,6 @@ def _policy_step(params: dict, memory: dict, out: core_batch.BatchOutput, key: A
     return action, log_prob(logits, action), value, memory
 
 
-def carry_memory(memory: dict, keep: Array) -> dict:
-    """The memory rule (``alem_train.recurrent``): a row's memory goes on where ``keep``."""
-    return jax.tree.map(lambda h: jnp.where(keep[..., None], h, 0.0), memory)
-
-
 def _episode_sums(nxt: core_batch.BatchOutput, static) -> Array:
     """(1 + len(EPISODE_KEYS),) count of worlds that ended and the sums of their team means."""
     done = nxt.info["done"]
@@ -223,7 +219,7 @@ def rollout(state: TrainState, config: PPOConfig):
         step = Transition(
             out.obs, out.info["action_mask"], action, logp, value, nxt.reward, ended, valid
         )
-        memory = carry_memory(memory, valid & ~ended)
+        memory = recurrent.carry(memory, valid & ~ended)
         return (batch, nxt, memory, key), (step, _episode_sums(nxt, static))
 
     (batch, out, memory, key), (traj, sums) = jax.lax.scan(
@@ -265,6 +261,8 @@ def learn(params: dict, opt_state: Any, key: Array, traj: Transition, last_value
     values_ = jnp.concatenate([traj.value, last_value[None]])
     adv, ret = gae(traj.reward, values_, traj.end, config.gamma, config.gae_lambda, time_axis=0)
     samples = {**traj._asdict(), "adv": adv, "ret": ret}
+    if memory is None and config.recurrent:
+        raise ValueError("a recurrent network's learn needs the memory its rollout started from")
     memory = {} if memory is None else memory
     if not config.recurrent:  # one sequence per row: (1, T·N, P, ...)
         samples = jax.tree.map(lambda x: x.reshape(1, -1, *x.shape[2:]), samples)
@@ -338,7 +336,6 @@ __all__ = [
     "PPOConfig",
     "TrainState",
     "Transition",
-    "carry_memory",
     "init_train_state",
     "last_values",
     "learn",

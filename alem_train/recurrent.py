@@ -31,7 +31,9 @@ Memory = dict[str, Array]
 
 
 def init_gru(key: Array, inputs: int, size: int) -> dict[str, Array]:
-    """Input and recurrent weights for the reset, update and candidate gates side by side."""
+    """Input and recurrent weights for the reset, update and candidate gates side by side:
+    orthogonal, as every layer here (flax's GRU cell draws its input weights lecun-normal), and
+    zero biases on both sides (the reset and update gates' two biases add up to one)."""
     k_in, k_rec = jax.random.split(key)
     orthogonal = jax.nn.initializers.orthogonal()
     return {
@@ -55,22 +57,31 @@ def gru_cell(gru: dict[str, Array], h: Array, x_proj: Array) -> Array:
     return (1.0 - update) * candidate + update * h
 
 
+def carry(memory: Any, keep: Array) -> Any:
+    """The memory rule (module docstring), the one place it is written: each row of ``memory``
+    (any pytree of (..., P, H) arrays) goes on where ``keep`` (..., P) holds, else zero."""
+    return jax.tree.map(lambda h: jnp.where(keep[..., None], h, 0.0), memory)
+
+
 def init_trunk(key: Array, inputs: int, hidden: int, gru_size: int) -> dict[str, Any]:
+    """One trunk's parameters: the embedding layer and the GRU."""
     k_embed, k_gru = jax.random.split(key)
     (embed,) = networks.init_mlp(k_embed, [inputs, hidden], jnp.sqrt(2.0))
     return {"embed": embed, "gru": init_gru(k_gru, hidden, gru_size)}
 
 
-def unroll_trunk(trunk: dict[str, Any], h0: Array, x: Array, keep: Array) -> Array:
-    """(T, B, P, F) inputs -> (T, B, P, gru_size) outputs from memory ``h0`` (B, P, gru_size);
-    ``keep`` (T, B, P) carries each step's output on to the next step (module docstring)."""
-    embedded = jnp.tanh(x @ trunk["embed"]["w"] + trunk["embed"]["b"])
+def unroll_trunk(trunk: dict[str, Any], h0: Array, obs: Array, keep: Array, central: bool) -> Array:
+    """(T, B, P, D) observations -> (T, B, P, gru_size) outputs from memory ``h0``
+    (B, P, gru_size), the embedding reading each agent's own observation or (``central``) the
+    team's state, with the agent id either way; ``keep`` (T, B, P) carries each step's output
+    on to the next step (module docstring)."""
+    embedded = jnp.tanh(networks.first_layer(trunk["embed"], obs, central))
     projected = embedded @ trunk["gru"]["wi"] + trunk["gru"]["bi"]
 
     def step(h, inputs):
         x_t, keep_t = inputs
         out = gru_cell(trunk["gru"], h, x_t)
-        return jnp.where(keep_t[..., None], out, 0.0), out
+        return carry(out, keep_t), out
 
     _, outs = jax.lax.scan(step, h0, (projected, keep))
     return outs
@@ -107,7 +118,7 @@ def initial_memory(params: dict[str, Any], batch_shape: tuple[int, ...]) -> Memo
 
 def actor_logits(actor: dict[str, Any], h0: Array, obs: Array, mask: Array, keep: Array):
     """Masked logits (T, B, P, A) and the trunk's outputs, from observations (T, B, P, D)."""
-    outs = unroll_trunk(actor, h0, networks.with_agent_id(obs, obs.shape[-2]), keep)
+    outs = unroll_trunk(actor, h0, obs, keep, central=False)
     return jnp.where(mask, networks.mlp(actor["head"], outs), -jnp.inf), outs
 
 
@@ -117,8 +128,7 @@ def unroll(params: dict[str, Any], memory: Memory, obs: Array, mask: Array, keep
     outs = {"actor": actor_outs}
     critic = params["critic"]
     if "gru" in critic:  # MAPPO: the critic's own trunk over the global state
-        x = networks.critic_input(obs, central=True)
-        outs["critic"] = unroll_trunk(critic, memory["critic"], x, keep)
+        outs["critic"] = unroll_trunk(critic, memory["critic"], obs, keep, central=True)
     values = networks.mlp(critic["head"], outs.get("critic", actor_outs))[..., 0]
     return logits, values, outs
 

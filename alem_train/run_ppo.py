@@ -14,7 +14,9 @@ must match). Every call of the compiled trainer appends its updates to ``metrics
 TensorBoard run in CleanRL's layout (``--runs-dir``, default ``runs/``:
 ``runs/alem-<difficulty>__<algo>__<seed>__<time>``, ``alem_train.tensorboard``; off with
 ``--no-tensorboard``); a tqdm bar counts env steps on a terminal (``--no-progress`` to hide it).
-``policy.npz`` is the actor, loadable by ``alem-evaluate --policy OUT/policy.npz``.
+``policy.npz`` is the actor, loadable by ``alem-evaluate --policy OUT/policy.npz``;
+``--eval-episodes`` scores it under the protocol with its most likely legal actions, as the
+paper evaluates (``alem-evaluate --greedy``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 import alem_core
 from alem_core.compilation_cache import enable_default_cache
 from alem_pz.progress import bar as progress_bar
-from alem_train import checkpoint
+from alem_train import checkpoint, policy_file
 from alem_train.ppo import EPISODE_KEYS, PPOConfig, init_train_state, make_train_call
 from alem_train.presets import PRESETS
 
@@ -158,7 +160,7 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
         )
         if (i + 1) % args.checkpoint_every == 0 or i + 1 == calls:
             checkpoint.save_tree(args.out / "state.npz", state)
-            checkpoint.save_policy(args.out / "policy.npz", state.params["actor"], config.players)
+            policy_file.save_policy(args.out / "policy.npz", state.params["actor"], config.players)
             checkpoint.write_config(
                 args.out,
                 config,
@@ -175,7 +177,7 @@ def evaluate(config: PPOConfig, args: argparse.Namespace) -> dict:
     from alem_pz.evaluation.protocol import evaluate as protocol
 
     summary = protocol(
-        checkpoint.load_policy(args.out / "policy.npz", seed=args.seed),
+        policy_file.load_policy(args.out / "policy.npz", seed=args.seed, greedy=True),
         episodes=args.eval_episodes, max_steps=args.eval_max_steps,
         difficulties=[config.difficulty], static=config.static(),
         players=config.players, progress=False, policy_name=f"{config.algo}:{args.out}",

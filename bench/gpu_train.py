@@ -25,7 +25,7 @@ from pathlib import Path
 import jax
 
 import alem_core
-from alem_train import checkpoint, ppo
+from alem_train import checkpoint, policy_file, ppo
 from alem_train.presets import PRESETS, preset_config
 from bench.common import load_average
 from bench.trainer_profile import timed, world_program
@@ -51,7 +51,7 @@ def run(config: ppo.PPOConfig, updates: int, out: Path) -> dict:
     env_steps = config.steps_per_update
     out.mkdir(parents=True, exist_ok=True)
     checkpoint.save_tree(out / "state.npz", state)
-    checkpoint.save_policy(out / "policy.npz", state.params["actor"], config.players)
+    policy_file.save_policy(out / "policy.npz", state.params["actor"], config.players)
     checkpoint.write_config(out, config, {"seed": 0, "world_version": alem_core.WORLD_VERSION})
     return {
         "updates": updates, "env_steps": updates * env_steps, "train_compile_s": compile_s,

@@ -105,8 +105,13 @@ class PlaySession:
         return self.current.can_act(i)
 
     def ask(self, seats: Iterable[int]) -> dict[int, int]:
-        """The AI's actions for ``seats`` on this step's observations."""
-        return self.current.ask({i: self.policies[i] for i in seats})
+        """The AI's actions for ``seats`` on this step's observations. A team policy is asked
+        every step even when none of its seats is in ``seats`` (all asleep or dead): it played
+        every step in training, and a recurrent one's memory moves on with each."""
+        wanted = {i: self.policies[i] for i in seats}
+        teams = {i: p for i, p in self.policies.items() if getattr(p, "batched", False)}
+        answers = self.current.ask(teams | wanted)  # each team policy once (seat_actions)
+        return {i: answers[i] for i in wanted}
 
     def step(self, actions: Mapping[int, int]) -> list[float]:
         """Step once with ``{seat: action}`` (NOOP for the rest); the choices are cleared and

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_train import checkpoint, networks
+from alem_train import checkpoint, networks, policy_file
 from alem_train.ppo import PPOConfig, _loss, init_train_state, make_train_call
 from tests.train.ppo_world import TINY
 from tests.train.ppo_world import same as _same
@@ -72,7 +72,7 @@ def test_policy_checkpoint_is_an_evaluation_policy(ippo, tmp_path):
 
     config, _ = ippo
     actor = init_train_state(jax.random.key(1), config).params["actor"]
-    checkpoint.save_policy(tmp_path / "policy.npz", actor, config.players)
+    policy_file.save_policy(tmp_path / "policy.npz", actor, config.players)
     policy = load_policy(str(tmp_path / "policy.npz"))
     masks = np.zeros((3, 56), np.int8)
     masks[np.arange(3), [5, 0, 17]] = 1
@@ -106,3 +106,17 @@ def test_a_run_of_another_world_version_is_not_resumed(tmp_path):
     args = argparse.Namespace(out=tmp_path, seed=0)
     with pytest.raises(ValueError, match="world version 1"):
         run_ppo._resume(PPOConfig(algo="ippo", **TINY), args)
+
+
+def test_the_central_critic_layer_equals_its_built_input():
+    """MAPPO's first critic layer, taken once per world plus the agent id's row, is the product
+    of the built global-state input (to rounding)."""
+    rng = np.random.default_rng(0)
+    obs = jnp.asarray(rng.normal(size=(4, 3, 7)), jnp.float32)
+    layer = {"w": jnp.asarray(rng.normal(size=(3 * 7 + 3, 5)), jnp.float32),
+             "b": jnp.asarray(rng.normal(size=5), jnp.float32)}  # fmt: skip
+    built = networks.critic_input(obs, True) @ layer["w"] + layer["b"]
+    np.testing.assert_allclose(networks.first_layer(layer, obs, True), built, atol=1e-5)
+    local = networks.critic_input(obs, False) @ layer["w"][:10] + layer["b"]
+    own = networks.first_layer({"w": layer["w"][:10], "b": layer["b"]}, obs, False)
+    assert np.array_equal(own, local)

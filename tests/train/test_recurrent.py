@@ -7,9 +7,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_train import checkpoint, recurrent
+from alem_train import checkpoint, policy_file, recurrent
 from alem_train.models import Recurrent
-from alem_train.ppo import carry_memory, init_train_state, make_train_call, rollout
+from alem_train.ppo import init_train_state, make_train_call, rollout
 from alem_train.presets import PRESETS, preset_config
 from tests.train.ppo_world import TINY
 from tests.train.ppo_world import same as _same
@@ -71,7 +71,7 @@ def test_step_by_step_equals_the_sequence(central):
     steps = []
     for t in range(7):
         logits, value, out = Recurrent.step(params, memory, obs[t], mask[t], central)
-        memory = carry_memory(out, keep[t])
+        memory = recurrent.carry(out, keep[t])
         steps.append((logits, value))
     for got, want in zip(zip(*steps, strict=True), whole, strict=True):
         np.testing.assert_allclose(jnp.stack(got), want, atol=1e-5)
@@ -86,8 +86,8 @@ def test_recurrent_policy_file_plays_as_trained(tmp_path):
     params = recurrent.init_actor_critic(
         jax.random.key(1), size, players, actions, (8, 4, 8), False
     )
-    checkpoint.save_policy(tmp_path / "policy.npz", params["actor"], players)
-    loaded, _ = checkpoint.load_actor(tmp_path / "policy.npz")
+    policy_file.save_policy(tmp_path / "policy.npz", params["actor"], players)
+    loaded, _ = policy_file.load_actor(tmp_path / "policy.npz")
     assert _same(loaded, params["actor"])
     policy = load_policy(str(tmp_path / "policy.npz"))
     assert policy.batched and policy.wants_infos
@@ -107,7 +107,7 @@ def test_recurrent_policy_file_plays_as_trained(tmp_path):
     keep = jnp.asarray(alive)[:, None]
     h0 = recurrent.initial_memory(params, (1, players))["actor"]
     logits, _ = recurrent.actor_logits(params["actor"], h0, obs[:, None], masks[:, None] > 0, keep)
-    greedy = checkpoint.load_policy(tmp_path / "policy.npz", greedy=True)
+    greedy = policy_file.load_policy(tmp_path / "policy.npz", greedy=True)
     greedy.reset(0)
     infos = [[{"alive": bool(a)} for a in row] for row in alive]
     got = [greedy(obs[t], masks[t], infos[t]).tolist() for t in range(5)]
@@ -140,7 +140,7 @@ def test_a_play_seat_plays_a_recurrent_policy_file(tmp_path):
     params = recurrent.init_actor_critic(
         jax.random.key(2), size, SMALL.player_count, SMALL.num_actions, (8, 4, 8), False
     )
-    checkpoint.save_policy(tmp_path / "policy.npz", params["actor"], SMALL.player_count)
+    policy_file.save_policy(tmp_path / "policy.npz", params["actor"], SMALL.player_count)
     config = SessionConfig(humans=(), ai=str(tmp_path / "policy.npz"), seed=4, static=SMALL,
                            max_steps=20)  # fmt: skip
 
@@ -155,3 +155,22 @@ def test_a_play_seat_plays_a_recurrent_policy_file(tmp_path):
         return chosen
 
     assert play() == play()
+
+
+def test_a_team_policy_hears_every_step_of_a_play_session():
+    """The session asks a team (batched) policy each step, even when none of its seats can act,
+    so a recurrent memory moves on as it did in training; one-agent policies only when asked."""
+    from alem_core.testing import SMALL
+    from alem_pz.play.session import PlaySession, SessionConfig
+
+    calls = []
+
+    def team(observations, masks):
+        calls.append(len(observations))
+        return np.zeros(len(observations), int)
+
+    team.batched = True
+    session = PlaySession(SessionConfig(humans=(), ai="random", seed=1, static=SMALL))
+    session.policies = dict.fromkeys(range(3), team)
+    assert session.ask([]) == {} and calls == [3]
+    assert session.ask([0, 2]) == {0: 0, 2: 0} and calls == [3, 3]
