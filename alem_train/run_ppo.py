@@ -124,13 +124,34 @@ def _run_log(config: PPOConfig, args: argparse.Namespace):
     return RunLog.open(args.runs_dir, f"alem-{config.difficulty}", config.algo, args.seed, hyper)
 
 
+def _drop_rows_after(metrics_path: Path, update: int) -> None:
+    """Keep the rows of updates up to ``update``, the checkpoint a run resumes from: a run
+    stopped between checkpoints logged updates it will run again."""
+    if not metrics_path.exists() or metrics_path.stat().st_size == 0:
+        return
+    with metrics_path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+        fields = rows[0].keys() if rows else []
+    kept = [row for row in rows if int(row["update"]) <= update]
+    if len(kept) == len(rows):
+        return
+    tmp = metrics_path.with_suffix(".tmp.csv")
+    with tmp.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(fields))
+        writer.writeheader()
+        writer.writerows(kept)
+    tmp.replace(metrics_path)
+
+
 def train(config: PPOConfig, args: argparse.Namespace) -> dict:
     args.out.mkdir(parents=True, exist_ok=True)
     state, seconds = _resume(config, args)
     call = make_train_call(config)
     metrics_path = args.out / "metrics.csv"
-    calls = -(-config.num_updates // config.updates_per_call)
+    # Whole calls only: a last partial call would run past the schedule at a learning rate of 0.
+    calls = max(1, config.num_updates // config.updates_per_call)
     done = int(state.update) // config.updates_per_call
+    _drop_rows_after(metrics_path, int(state.update))
     writer, handle = None, metrics_path.open("a", newline="")
     log = _run_log(config, args)
     per_call = config.updates_per_call * config.steps_per_update

@@ -120,3 +120,14 @@ def test_the_central_critic_layer_equals_its_built_input():
     local = networks.critic_input(obs, False) @ layer["w"][:10] + layer["b"]
     own = networks.first_layer({"w": layer["w"][:10], "b": layer["b"]}, obs, False)
     assert np.array_equal(own, local)
+
+
+def test_a_resumed_run_drops_the_rows_past_its_checkpoint(tmp_path):
+    from alem_train import run_ppo
+
+    path = tmp_path / "metrics.csv"
+    path.write_text("update,env_steps\n1,10\n2,20\n3,30\n")
+    run_ppo._drop_rows_after(path, 2)
+    assert path.read_text().splitlines() == ["update,env_steps", "1,10", "2,20"]
+    run_ppo._drop_rows_after(path, 5)  # nothing past it: the file is left as it is
+    assert path.read_text().splitlines()[-1] == "2,20"
