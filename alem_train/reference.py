@@ -183,6 +183,18 @@ def plot_curves(root: Path, seeds: tuple[int, ...], out: Path) -> Path:
 
 
 def summary(args: argparse.Namespace) -> None:
+    missing = [
+        path
+        for difficulty in DIFFICULTIES
+        for method in [*METHODS, *BASELINES]
+        for seed in args.seeds
+        if not (path := eval_path(args.root, method, seed, difficulty)).exists()
+    ]
+    if missing:
+        raise SystemExit(
+            f"{len(missing)} evaluations are missing (first: {missing[0]}); make them with "
+            f"`python -m alem_train.reference evaluate --root {args.root}`"
+        )
     rows = [
         summary_row(args.root, method, difficulty, args.seeds)
         for difficulty in DIFFICULTIES

@@ -66,7 +66,10 @@ def parse_args(argv=None) -> tuple[PPOConfig, argparse.Namespace]:
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig)}
-    return PPOConfig(**fields), args
+    try:
+        return PPOConfig(**fields), args
+    except ValueError as err:  # the usage line naming the value, not a traceback
+        parser.error(str(err))
 
 
 def _rows(metrics: dict, first_update: int, config: PPOConfig, seconds: float) -> list[dict]:
@@ -110,8 +113,12 @@ def _saved_run(config: PPOConfig, args: argparse.Namespace) -> dict:
     # A field added since the run started is at its default there (the defaults train as
     # before the field existed: a feed-forward run saved earlier resumes).
     saved = {**dataclasses.asdict(PPOConfig()), **previous["config"]}
-    if saved != dataclasses.asdict(config) or previous.get("seed") != args.seed:
-        raise ValueError(f"{args.out} holds a run with another config or seed; use a new --out")
+    wanted = {**dataclasses.asdict(config), "seed": args.seed}
+    saved["seed"] = previous.get("seed")
+    differ = [f"{k} {saved[k]!r} there, {v!r} here" for k, v in wanted.items() if saved[k] != v]
+    if differ:
+        raise ValueError(f"{args.out} holds a run with another config ({'; '.join(differ)}); "
+                         "use a new --out")  # fmt: skip
     return previous
 
 
@@ -185,7 +192,12 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
             checkpoint.write_config(
                 args.out,
                 config,
-                {"seed": args.seed, "seconds": seconds, "world_version": alem_core.WORLD_VERSION},
+                {
+                    "seed": args.seed,
+                    "seconds": seconds,
+                    "world_version": alem_core.WORLD_VERSION,
+                    "preset": args.preset,
+                },
             )
     handle.close()
     bar.close()

@@ -119,11 +119,14 @@ def _run_one(args: argparse.Namespace, policy: str, difficulties: list[str]) -> 
         summary = _run_llm(args, difficulties)
         out = Path(args.out or "llm_run") / "summary.json"
     else:
-        loaded = load_policy(policy, seed=args.seed, greedy=args.greedy)
+        try:
+            loaded = load_policy(policy, seed=args.seed, greedy=args.greedy)
+        except ValueError as err:  # a bad name or option: the usage line, not a traceback
+            raise SystemExit(f"alem-evaluate: error: {err}") from None
         summary = evaluate(
             loaded,
             **_cli_protocol(args, difficulties),
-            policy_name=policy,
+            policy_name=f"{policy} --greedy" if args.greedy else policy,
             obs_type="text" if getattr(loaded, "needs_text", False) else "symbolic",
         )
         out = _json_path(args, policy)

@@ -125,6 +125,8 @@ def test_run_ppo_takes_a_preset_and_overrides_it(tmp_path):
     assert config.max_grad_norm == PRESETS["paper-mappo"]["max_grad_norm"] == 1.0
     with pytest.raises(SystemExit):
         run_ppo.parse_args(["--preset", "paper-qmix", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):  # a usage error naming the value, not a traceback
+        run_ppo.parse_args(["--preset", "paper-ippo", "--network", "lstm", "--out", "x"])
     with pytest.raises(ValueError, match="no field 'hiden'"):
         preset_config("paper-ippo", hiden=3)
 

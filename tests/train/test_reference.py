@@ -48,6 +48,11 @@ def test_a_reference_run_is_the_preset_at_the_cpu_budget(tmp_path):
     assert args.seed == 2 and args.out == tmp_path / "mappo_s2"
 
 
+def test_a_summary_names_the_evaluations_it_lacks(tmp_path):
+    with pytest.raises(SystemExit, match=r"missing .*ippo_s0_easy\.json"):
+        reference.main(["summary", "--root", str(tmp_path), "--seeds", "0"])
+
+
 def test_a_finished_run_is_not_trained_again(tmp_path):
     run = reference.run_dir(tmp_path, "ippo", 0)
     run.mkdir()

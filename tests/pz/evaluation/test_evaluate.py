@@ -110,6 +110,15 @@ def test_load_policy_names():
         load_policy("nonsense")
     with pytest.raises(ValueError, match="at least one difficulty"):
         ev.evaluate(MaskedRandom(0), difficulties=[], static=SMALL)
+    with pytest.raises(ValueError, match="'greedy' is no policy file"):
+        load_policy("greedy", greedy=True)  # the scripted team has no "most likely" action
+
+
+def test_cli_refuses_a_bad_policy_option_with_one_line():
+    from alem_pz.evaluation import cli
+
+    with pytest.raises(SystemExit, match=r"^alem-evaluate: error: .*'random' is no policy file"):
+        cli.main(["--policy", "random", "--greedy", "--episodes", "1"])
 
 
 def test_seats_take_one_agent_and_team_policies_and_refuse_text_ones():
