@@ -101,13 +101,24 @@ def evaluate_one(root: Path, method: str, seed: int, difficulty: str, episodes: 
 
 
 def evaluate(args: argparse.Namespace) -> None:
+    """Every finished run's policy (and the baselines) on each difficulty; a run still training
+    is left for later (its policy is a checkpoint's, not the run's)."""
+    from alem_train import run_ppo
+
     methods = [args.method] if args.method else [*METHODS, *BASELINES]
     difficulties = [args.difficulty] if args.difficulty else list(DIFFICULTIES)
     for method in methods:
+        seeds = args.seeds
+        if method in METHODS:
+            argv = train_argv(args.root, method, 0, args.env_steps, args.worlds)
+            updates = run_ppo.parse_args(argv)[0].num_updates
+            seeds = tuple(s for s in seeds if finished(run_dir(args.root, method, s), updates))
         for difficulty in difficulties:
-            for seed in args.seeds:
+            for seed in seeds:
                 evaluate_one(args.root, method, seed, difficulty, args.episodes)
-            print(json.dumps(summary_row(args.root, method, difficulty, args.seeds)), flush=True)
+            if seeds:
+                row = summary_row(args.root, method, difficulty, seeds)
+                print(json.dumps(row), flush=True)
 
 
 def episode_scores(path: Path, column: str) -> tuple[list[int], np.ndarray]:
@@ -169,6 +180,8 @@ def plot_curves(root: Path, seeds: tuple[int, ...], out: Path) -> Path:
     figure, axis = plt.subplots(figsize=(7, 4))
     for colour, method in zip(("tab:blue", "tab:orange"), METHODS, strict=False):
         for seed in seeds:
+            if not (run_dir(root, method, seed) / "metrics.csv").exists():
+                continue
             steps, achievement = _curve(run_dir(root, method, seed))
             label = method if seed == seeds[0] else None
             axis.plot(steps, achievement, color=colour, alpha=0.7, label=label)
@@ -182,27 +195,56 @@ def plot_curves(root: Path, seeds: tuple[int, ...], out: Path) -> Path:
     return out
 
 
+def evaluated_seeds(root: Path, method: str, seeds: tuple[int, ...]) -> tuple[int, ...]:
+    """The seeds of ``method`` evaluated on every difficulty."""
+    return tuple(
+        seed for seed in seeds
+        if all(eval_path(root, method, seed, d).exists() for d in DIFFICULTIES)
+    )  # fmt: skip
+
+
 def summary(args: argparse.Namespace) -> None:
-    missing = [
-        path
-        for difficulty in DIFFICULTIES
-        for method in [*METHODS, *BASELINES]
-        for seed in args.seeds
-        if not (path := eval_path(args.root, method, seed, difficulty)).exists()
-    ]
-    if missing:
+    """``summary.json`` from the methods evaluated so far, each row naming its seeds (a method
+    whose seeds are not all trained yet has rows over those that are), and the curves."""
+    ready = {m: evaluated_seeds(args.root, m, args.seeds) for m in [*METHODS, *BASELINES]}
+    lacking = [f"{m} seed {s}" for m, got in ready.items() for s in args.seeds if s not in got]
+    if not any(ready.values()):
         raise SystemExit(
-            f"{len(missing)} evaluations are missing (first: {missing[0]}); make them with "
+            f"no evaluations are complete yet (missing: {', '.join(lacking)}); make them with "
             f"`python -m alem_train.reference evaluate --root {args.root}`"
         )
     rows = [
-        summary_row(args.root, method, difficulty, args.seeds)
+        summary_row(args.root, method, difficulty, seeds)
         for difficulty in DIFFICULTIES
-        for method in [*METHODS, *BASELINES]
+        for method, seeds in ready.items()
+        if seeds
     ]
     (args.root / "summary.json").write_text(json.dumps(rows, indent=1))
-    print(f"wrote {args.root / 'summary.json'} and "
-          f"{plot_curves(args.root, args.seeds, args.root / 'curves.png')}")  # fmt: skip
+    trained = [s for s in args.seeds if any((run_dir(args.root, m, s) / "metrics.csv").exists()
+                                           for m in METHODS)]  # fmt: skip
+    curves = plot_curves(args.root, tuple(trained), args.root / "curves.png")
+    print(f"wrote {args.root / 'summary.json'} and {curves}")
+    if lacking:
+        print(f"not evaluated on every difficulty yet: {', '.join(lacking)}")
+    print(markdown_table(rows))
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """The rows as the training page's table (means with their 95 % intervals)."""
+
+    def cell(x: dict) -> str:
+        return f"{x['mean']:.3f} [{x['ci_low']:.3f}, {x['ci_high']:.3f}]"
+
+    lines = [
+        "| difficulty | method | seeds | env-steps | team achievement | Coord.% |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        steps = f"{r['env_steps']:,}" if r["env_steps"] else "-"
+        seeds = ", ".join(map(str, r["seeds"]))
+        lines.append(f"| {r['difficulty']} | {r['method']} | {seeds} | {steps} | "
+                     f"{cell(r['team_achievement'])} | {cell(r['coord_pct'])} |")  # fmt: skip
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,7 +49,7 @@ def test_a_reference_run_is_the_preset_at_the_cpu_budget(tmp_path):
 
 
 def test_a_summary_names_the_evaluations_it_lacks(tmp_path):
-    with pytest.raises(SystemExit, match=r"missing .*ippo_s0_easy\.json"):
+    with pytest.raises(SystemExit, match=r"missing: ippo seed 0, mappo seed 0"):
         reference.main(["summary", "--root", str(tmp_path), "--seeds", "0"])
 
 
@@ -60,3 +60,25 @@ def test_a_finished_run_is_not_trained_again(tmp_path):
     assert not reference.finished(run, 2)  # no policy kept
     (run / "policy.npz").write_bytes(b"")
     assert reference.finished(run, 2) and not reference.finished(run, 3)
+
+
+def test_a_summary_of_the_runs_evaluated_so_far(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    for difficulty in reference.DIFFICULTIES:
+        for seed in range(3):
+            for method in reference.BASELINES:
+                _write_eval(tmp_path, method, seed, difficulty, rng.random((4, 2)).tolist())
+        _write_eval(tmp_path, "ippo", 0, difficulty, rng.random((4, 2)).tolist())
+    run = reference.run_dir(tmp_path, "ippo", 0)
+    run.mkdir()
+    (run / "metrics.csv").write_text("update,env_steps,Team/achievement_pct\n1,2048,0.1\n")
+    reference.main(["summary", "--root", str(tmp_path)])
+    rows = json.loads((tmp_path / "summary.json").read_text())
+    assert {(r["method"], tuple(r["seeds"])) for r in rows} == {
+        ("ippo", (0,)),
+        ("masked_random", (0, 1, 2)),
+        ("greedy", (0, 1, 2)),
+    }
+    assert len(rows) == 9 and (tmp_path / "curves.png").exists()
+    printed = capsys.readouterr().out
+    assert "mappo seed 0" in printed and "| easy | ippo | 0 | 2,048 |" in printed
