@@ -5,10 +5,11 @@
     python -m alem_train.reference evaluate --method ippo --difficulty easy   # one row again
     python -m alem_train.reference summary                # summary.json and the curves figure
 
-``train`` runs ``alem_train.run_ppo`` once per method and seed (``METHODS``: the paper's presets
-at ``--worlds`` worlds, ``--env-steps`` each, the learning rate annealed over those steps), one
-after another, seed by seed, into ``ROOT/<method>_s<seed>``; each run resumes from its own
-checkpoint, so a stopped ``train`` continues where it was. ``evaluate`` plays every kept
+``train`` runs ``alem_train.run_ppo`` once per method and seed (``METHODS``: the paper's presets,
+MAPPO's with the feed-forward network for the reason ``METHODS`` gives, at ``--worlds`` worlds,
+``--env-steps`` each, the learning rate annealed over those steps), one after another, seed by
+seed, into ``ROOT/<method>_s<seed>``; each run resumes from its own checkpoint, so a stopped
+``train`` continues where it was. ``evaluate`` plays every kept
 ``policy.npz`` through ``alem-evaluate`` (the protocol: 20 episodes from world seed 9999, greedy
 actions) on each difficulty, and masked random and the scripted greedy team with the same three
 seeds, into ``ROOT/evals/``. ``summary`` writes ``ROOT/summary.json``: one row per method and
@@ -32,7 +33,13 @@ import numpy as np
 ROOT = Path("results/reference")
 SEEDS = (0, 1, 2)
 DIFFICULTIES = ("easy", "medium", "hard")
-METHODS = {"ippo": "paper-ippo", "mappo": "paper-mappo"}  # method -> alem_train.presets name
+METHODS = {"ippo": ("paper-ippo", ()), "mappo": ("paper-mappo", ("--network", "mlp"))}
+"""method -> (``alem_train.presets`` name, flags over it). MAPPO's reference is the preset with
+the feed-forward network: the recurrent MAPPO trains at 257 env-steps/s on the 2-core CPU at 32
+worlds against 829 for the feed-forward one (3.2x per step; the recurrent IPPO costs 1.6x its
+feed-forward, 554 against 902), and the issue that asked for these agents takes the
+feed-forward trainer where a preset costs more than twice as much
+(``bench/records/trainer_profile_2026-12-07_*``)."""
 BASELINES = {"masked_random": "random", "greedy": "greedy"}  # method -> alem-evaluate policy
 COLUMNS = {"team_achievement": "Team/achievement_pct", "coord_pct": "Team/coord_reward_pct_of_max"}
 EPISODES = 20
@@ -44,8 +51,9 @@ def run_dir(root: Path, method: str, seed: int) -> Path:
 
 def train_argv(root: Path, method: str, seed: int, env_steps: int, worlds: int) -> list[str]:
     """``run_ppo``'s flags for one reference run (the preset, its CPU world count, the budget)."""
+    preset, flags = METHODS[method]
     return [
-        "--preset", METHODS[method], "--num-worlds", str(worlds),
+        "--preset", preset, *flags, "--num-worlds", str(worlds),
         "--total-env-steps", str(env_steps), "--seed", str(seed),
         "--out", str(run_dir(root, method, seed)), "--no-tensorboard", "--no-progress",
     ]  # fmt: skip

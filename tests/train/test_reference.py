@@ -43,7 +43,8 @@ def test_a_reference_run_is_the_preset_at_the_cpu_budget(tmp_path):
 
     argv = reference.train_argv(tmp_path, "mappo", 2, 1_048_576, 32)
     config, args = run_ppo.parse_args(argv)
-    assert (config.algo, config.network, config.num_worlds) == ("mappo", "gru", 32)
+    assert (config.algo, config.network, config.num_worlds) == ("mappo", "mlp", 32)
+    assert config.learning_rate == 2e-4 and config.num_minibatches == 8
     assert config.total_env_steps == 1_048_576 and config.num_updates == 512
     assert args.seed == 2 and args.out == tmp_path / "mappo_s2"
 
