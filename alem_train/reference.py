@@ -187,15 +187,14 @@ def plot_curves(root: Path, seeds: tuple[int, ...], out: Path) -> Path:
 
     figure, axis = plt.subplots(figsize=(7, 4))
     for colour, method in zip(("tab:blue", "tab:orange"), METHODS, strict=False):
-        for seed in seeds:
-            if not (run_dir(root, method, seed) / "metrics.csv").exists():
-                continue
+        runs = [s for s in seeds if (run_dir(root, method, s) / "metrics.csv").exists()]
+        for seed in runs:
             steps, achievement = _curve(run_dir(root, method, seed))
-            label = method if seed == seeds[0] else None
+            label = f"{method}, seeds {', '.join(map(str, runs))}" if seed == runs[0] else None
             axis.plot(steps, achievement, color=colour, alpha=0.7, label=label)
     axis.set_xlabel("env-steps")
     axis.set_ylabel("team achievement share (episodes ended)")
-    axis.set_title(f"Reference agents ({len(seeds)} seeds each), training on easy")
+    axis.set_title("Reference agents training on easy (one line per seed)")
     axis.legend()
     figure.tight_layout()
     figure.savefig(out, dpi=120)

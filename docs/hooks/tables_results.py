@@ -1,4 +1,5 @@
-"""Generated tables of results: the coordination-gap experiment's summaries, read from its CSVs.
+"""Generated tables of results: the coordination-gap experiment's summaries, read from its CSVs,
+and the reference agents' rows from their ``summary.json``.
 
 Why: the figures on ``coordination-gap.md`` must be the ones ``write_summary`` computed from the
 stored runs, not a copy typed once and left behind when the statistics change. The rows come
@@ -7,13 +8,16 @@ from ``results/coordination_gap/summary.csv`` and ``ablation_summary.csv`` at bu
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tables_world import md_table
 
+from alem_train import reference
 from alem_train.experiment.report import load_rows
 
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "coordination_gap"
+REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference"
 
 
 def _interval(row: dict, score: str, digits: int) -> str:
@@ -91,7 +95,15 @@ def experiment_ablation() -> str:
     return md_table(headers, rows)
 
 
+def reference_agents() -> str:
+    """The reference agents' rows (``results/reference/summary.json``), as
+    ``python -m alem_train.reference summary`` prints them."""
+    rows = json.loads((REFERENCE / "summary.json").read_text())
+    return reference.markdown_table(rows)
+
+
 GENERATORS = {
     "experiment_summary": experiment_summary,
     "experiment_ablation": experiment_ablation,
+    "reference_agents": reference_agents,
 }
