@@ -22,3 +22,13 @@ def same(a, b) -> bool:
     """Every leaf of ``a`` and ``b`` bit-equal (typed PRNG keys by their key data)."""
     pairs = zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True)
     return all(np.array_equal(_host(x), _host(y)) for x, y in pairs)
+
+
+def reloaded(state, config, path):
+    """``state`` saved to ``path`` and loaded back into a fresh state's structure, as a resumed
+    run loads it."""
+    from alem_train import checkpoint
+    from alem_train.ppo import init_train_state
+
+    checkpoint.save_tree(path, state)
+    return checkpoint.load_tree(path, init_train_state(jax.random.key(0), config))

@@ -7,9 +7,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_train import checkpoint, networks, policy_file
+from alem_train import networks, policy_file
 from alem_train.ppo import PPOConfig, _loss, init_train_state, make_train_call
-from tests.train.ppo_world import TINY
+from tests.train.ppo_world import TINY, reloaded
 from tests.train.ppo_world import same as _same
 
 
@@ -27,10 +27,7 @@ def test_same_seed_same_training_and_resume_is_bit_exact(ippo, tmp_path):
     assert int(first.update) == config.updates_per_call
     assert float(metrics["episodes"].sum()) > 0  # max_steps 12 < 16 steps: worlds did reset
     # Resume: a saved and reloaded state continues exactly as the live one.
-    checkpoint.save_tree(tmp_path / "state.npz", first)
-    loaded = checkpoint.load_tree(
-        tmp_path / "state.npz", init_train_state(jax.random.key(0), config)
-    )
+    loaded = reloaded(first, config, tmp_path / "state.npz")
     live, _ = call(first)
     resumed, _ = call(loaded)
     assert _same(live.params, resumed.params) and _same(live.batch, resumed.batch)

@@ -7,11 +7,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alem_train import checkpoint, policy_file, recurrent
+from alem_train import policy_file, recurrent
 from alem_train.models import Recurrent
 from alem_train.ppo import init_train_state, make_train_call, rollout
 from alem_train.presets import PRESETS, preset_config
-from tests.train.ppo_world import TINY
+from tests.train.ppo_world import TINY, reloaded
 from tests.train.ppo_world import same as _same
 
 # The paper's network at toy widths on the tests' small world: every preset setting but the sizes.
@@ -30,10 +30,7 @@ def test_preset_update_runs_and_resume_is_bit_exact(paper_ippo, tmp_path):
     first, metrics = call(init_train_state(jax.random.key(3), config))
     assert np.isfinite(np.asarray(metrics["actor_loss"])).all()
     assert float(metrics["episodes"].sum()) > 0  # worlds ended and reset inside the rollouts
-    checkpoint.save_tree(tmp_path / "state.npz", first)
-    loaded = checkpoint.load_tree(
-        tmp_path / "state.npz", init_train_state(jax.random.key(0), config)
-    )
+    loaded = reloaded(first, config, tmp_path / "state.npz")
     live, _ = call(first)
     resumed, _ = call(loaded)
     assert _same(live.params, resumed.params) and _same(live.memory, resumed.memory)
