@@ -26,10 +26,12 @@ from importlib.metadata import version as _distribution_version
 
 from alem_core import drills
 from alem_core.api import (
+    STATE_LAYOUT,
     WORLD_VERSION,
     observe,
     reset,
     seed_key,
+    state_layout_mismatch,
     step,
     transition,
     world_version_mismatch,
@@ -48,6 +50,7 @@ except PackageNotFoundError:  # a source tree used without installing it
     __version__ = "0+unknown"
 
 __all__ = [
+    "STATE_LAYOUT",
     "WORLD_VERSION",
     "Achievement",
     "Action",
@@ -70,6 +73,7 @@ __all__ = [
     "observe",
     "reset",
     "seed_key",
+    "state_layout_mismatch",
     "step",
     "transition",
     "world_version_mismatch",

@@ -36,6 +36,27 @@ file of another version with a clear error. 2: the reset draws α, potions, coor
 sites and slot rolls in one draw (a seed's terrain is unchanged)."""
 
 
+STATE_LAYOUT = 2
+"""How a ``State``'s leaves are laid out. Raised whenever the state tree changes while every
+seed still plays the same episode; what stores states (trainer checkpoints) writes it and
+refuses a file of another layout with a clear error. Game records store seeds and actions, not
+states, so they check ``WORLD_VERSION`` only. 2: the team's floor's entities are a hot copy
+(``State.mobs``, (S, ...)) beside every floor's packed into rows (``State.mob_floors``); 1:
+every floor's entities in ``State.mobs``, (L, S, ...)."""
+
+
+def state_layout_mismatch(saved: int | None) -> str | None:
+    """Why a file holding states of layout ``saved`` (None: saved before the layout was stored,
+    which is layout 1) cannot be loaded here; None when it can."""
+    saved = 1 if saved is None else saved
+    if saved == STATE_LAYOUT:
+        return None
+    return (
+        f"its states are laid out as state layout {saved}, and this alem's as {STATE_LAYOUT} "
+        "(CHANGELOG)"
+    )
+
+
 def world_version_mismatch(saved: int | None) -> str | None:
     """Why a file saved under ``WORLD_VERSION`` ``saved`` (None: saved before the version was
     stored, which is version 1) cannot be replayed or resumed here; None when it can."""

@@ -62,18 +62,19 @@ def player_at(players: Players, cells: jax.Array, only_alive: bool = False) -> j
     return (same & present[None, :]).any(axis=1)
 
 
-def entity_at(entities: Entities, floor: jax.Array, cells: jax.Array) -> jax.Array:
-    """(N,) bool: a live entity of this class on ``floor`` occupies each of ``cells`` (N, 2)."""
-    same = (cells[:, None, :] == entities.pos[floor][None, :, :]).all(-1)
-    return (same & entities.alive[floor][None, :]).any(axis=1)
+def entity_at(entities: Entities, cells: jax.Array) -> jax.Array:
+    """(N,) bool: a live entity of this class (current floor) occupies each of ``cells`` (N, 2)."""
+    same = (cells[:, None, :] == entities.pos[None, :, :]).all(-1)
+    return (same & entities.alive[None, :]).any(axis=1)
 
 
-def mob_at(mobs: Mobs, floor: jax.Array, cells: jax.Array) -> jax.Array:
-    """(N,) bool: a live melee, passive or ranged mob on ``floor`` occupies each of ``cells``."""
+def mob_at(mobs: Mobs, cells: jax.Array) -> jax.Array:
+    """(N,) bool: a live melee, passive or ranged mob of the current floor occupies each of
+    ``cells``."""
     return (
-        entity_at(mobs.melee, floor, cells)
-        | entity_at(mobs.passive, floor, cells)
-        | entity_at(mobs.ranged, floor, cells)
+        entity_at(mobs.melee, cells)
+        | entity_at(mobs.passive, cells)
+        | entity_at(mobs.ranged, cells)
     )
 
 

@@ -102,9 +102,10 @@ def _resume(config: PPOConfig, args: argparse.Namespace):
 
 def _saved_run(config: PPOConfig, args: argparse.Namespace) -> dict:
     """The saved run's ``config.json``, checked before anything compiles: a run of another
-    config, seed or world version cannot be resumed here."""
+    config, seed, world version or state layout cannot be resumed here."""
     previous = json.loads((args.out / "config.json").read_text())
     why = alem_core.world_version_mismatch(previous.get("world_version"))
+    why = why or alem_core.state_layout_mismatch(previous.get("state_layout"))
     if why:
         raise ValueError(
             f"{args.out}: {why}; resume it with the alem release that started it, or use a new "
@@ -196,6 +197,7 @@ def train(config: PPOConfig, args: argparse.Namespace) -> dict:
                     "seed": args.seed,
                     "seconds": seconds,
                     "world_version": alem_core.WORLD_VERSION,
+                    "state_layout": alem_core.STATE_LAYOUT,
                     "preset": args.preset,
                 },
             )

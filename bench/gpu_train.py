@@ -52,7 +52,15 @@ def run(config: ppo.PPOConfig, updates: int, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     checkpoint.save_tree(out / "state.npz", state)
     policy_file.save_policy(out / "policy.npz", state.params["actor"], config.players)
-    checkpoint.write_config(out, config, {"seed": 0, "world_version": alem_core.WORLD_VERSION})
+    checkpoint.write_config(
+        out,
+        config,
+        {
+            "seed": 0,
+            "world_version": alem_core.WORLD_VERSION,
+            "state_layout": alem_core.STATE_LAYOUT,
+        },
+    )
     return {
         "updates": updates, "env_steps": updates * env_steps, "train_compile_s": compile_s,
         "train_s": train_s, "trainer_env_steps_per_s": updates * env_steps / train_s,

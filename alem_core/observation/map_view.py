@@ -148,21 +148,21 @@ def world_markers(state: State, static: StaticParams) -> tuple[jax.Array, jax.Ar
         value: (N,) float32 (0 = no marker).
     """
     layout = cell_layout(static.player_count)
-    mobs, floor = state.mobs, state.world.floor
+    mobs = state.mobs
     pos, channel, value = [], [], []
     for cls, name in enumerate(_CLASS_FIELDS):
         ents = getattr(mobs, name)
-        alive = ents.alive[floor]
-        kind = jnp.clip(ents.kind[floor], 0, MOB_TYPES - 1)
-        pos.append(ents.pos[floor])
+        alive = ents.alive
+        kind = jnp.clip(ents.kind, 0, MOB_TYPES - 1)
+        pos.append(ents.pos)
         channel.append(layout["mobs"].start + cls * MOB_TYPES + kind)
         value.append(alive)
         if name in _MOB_FIELDS:
-            elite = alive & ents.elite[floor]
-            pos += [ents.pos[floor]] * 2
+            elite = alive & ents.elite
+            pos += [ents.pos] * 2
             flags = (layout["elite"].start, layout["hard_elite"].start)
             channel += [jnp.full(alive.shape, flag) for flag in flags]
-            value += [elite, elite & ents.hard[floor]]
+            value += [elite, elite & ents.hard]
     players, handovers = state.players, state.handovers
     pos.append(players.pos)
     channel.append(jnp.full(players.alive.shape, layout["teammates"].stop - 1))

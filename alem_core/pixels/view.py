@@ -76,24 +76,19 @@ def entity_markers(state: State, static: StaticParams) -> dict[str, tuple[jax.Ar
     projectile: 1 + id (+ 8 for players' projectiles); player: 1 + index;
     clock: open handover's remaining time as a fraction (> 0).
     """
-    floor = state.world.floor
     pos, mob, elite, required = [], [], [], []
     for cls, name in enumerate(MOB_FIELDS):
         ents = getattr(state.mobs, name)
-        alive = ents.alive[floor]
-        pos.append(ents.pos[floor])
-        mob.append(jnp.where(alive, 1 + 8 * cls + jnp.clip(ents.kind[floor], 0, 7), 0))
-        elite.append(jnp.where(alive & ents.elite[floor], 1 + ents.hard[floor], 0))
-        required.append(
-            jnp.where(alive & ents.elite[floor], jnp.maximum(ents.required[floor], 2), 0)
-        )
+        alive = ents.alive
+        pos.append(ents.pos)
+        mob.append(jnp.where(alive, 1 + 8 * cls + jnp.clip(ents.kind, 0, 7), 0))
+        elite.append(jnp.where(alive & ents.elite, 1 + ents.hard, 0))
+        required.append(jnp.where(alive & ents.elite, jnp.maximum(ents.required, 2), 0))
     proj_pos, proj = [], []
     for offset, name in enumerate(PROJECTILE_FIELDS):
         ents = getattr(state.mobs, name)
-        proj_pos.append(ents.pos[floor])
-        proj.append(
-            jnp.where(ents.alive[floor], 1 + 8 * offset + jnp.clip(ents.kind[floor], 0, 7), 0)
-        )
+        proj_pos.append(ents.pos)
+        proj.append(jnp.where(ents.alive, 1 + 8 * offset + jnp.clip(ents.kind, 0, 7), 0))
     ho = state.handovers
     frac = jnp.clip((ho.deadline - state.timestep) / HANDOVER_HORIZON, 0.02, 1.0)
     mob_pos = jnp.concatenate(pos)

@@ -1,7 +1,11 @@
 """The world state: nested frozen pytrees (``jax.tree_util.register_dataclass``).
 
 Axes: ``L`` floors (``StaticParams.num_levels``), ``H x W`` map, ``P`` players, ``S`` slots of an
-entity class on one floor. Only the current floor's entities are simulated; the rest stay frozen.
+entity class on one floor. Only the current floor is simulated, so its maps and its entities are
+each kept as a hot copy that the step reads and writes directly (``World``'s maps,
+``State.mobs``), beside the stack of every floor (``World.floors``, ``State.mob_floors``) that
+is written back and reloaded only when the team changes floor: a read at ``[floor]`` under
+``vmap`` is a gather kernel, and the step would pay one per read and a scatter per write.
 Use ``dataclasses.replace`` (or ``.replace``) to build updated copies.
 """
 
@@ -15,6 +19,7 @@ import jax.numpy as jnp
 from alem_core.rules.boss_tables import BOSS_WAVE_TIMER
 from alem_core.state.base import Record
 from alem_core.state.counters import CoordinationStats, Stats
+from alem_core.state.entities import Mobs, MobStack
 
 MAP_DTYPES: dict[str, jnp.dtype] = {
     "block": jnp.uint8,
@@ -134,45 +139,6 @@ class World(Record):
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
-class Entities(Record):
-    """One class of mob or projectile, ``S`` slots on each floor."""
-
-    pos: jax.Array
-    """(L, S, 2) int32 (row, col)."""
-    alive: jax.Array
-    """(L, S) bool slot in use."""
-    health: jax.Array
-    """(L, S) float32 (mobs only)."""
-    kind: jax.Array
-    """(L, S) int32 type id 0-7 (mob type or projectile id)."""
-    cooldown: jax.Array
-    """(L, S) int32 attack cooldown (melee, ranged)."""
-    direction: jax.Array
-    """(L, S, 2) int32 unit step (projectiles)."""
-    owner: jax.Array
-    """(L, S) int32 shooter index (player projectiles), -1 otherwise."""
-    elite: jax.Array
-    """(L, S) bool slot pre-rolled elite (hostile) or large (passive) at reset."""
-    hard: jax.Array
-    """(L, S) bool elite/large slot is hard (else soft)."""
-    required: jax.Array
-    """(L, S) int32 attackers required for an elite/large slot (0 for normal slots)."""
-
-
-@jax.tree_util.register_dataclass
-@dataclass(frozen=True)
-class Mobs(Record):
-    """All entity classes, in the order of ``MobClass``."""
-
-    melee: Entities
-    passive: Entities
-    ranged: Entities
-    mob_projectiles: Entities
-    player_projectiles: Entities
-
-
-@jax.tree_util.register_dataclass
-@dataclass(frozen=True)
 class Players(Record):
     """Per-player state; the leading axis of every field is the agent index ``P``."""
 
@@ -282,6 +248,10 @@ class State(Record):
     world: World
     players: Players
     mobs: Mobs
+    """The current floor's entities (S, ...), the hot copy every system reads and writes."""
+    mob_floors: MobStack
+    """Every floor's entities, packed one row per floor; the current floor's row is stale while
+    the team is on it (``mobs`` is the truth) and is written back on a floor change."""
     plants: Plants
     handovers: Handovers
     stats: Stats
@@ -291,35 +261,35 @@ class State(Record):
     alpha: jax.Array
     """() float32 α in force for this episode (sampled when ``randomize_alpha``)."""
 
+    def change_floor(self, new_floor: int | jax.Array, moved: jax.Array | bool = True) -> State:
+        """Where ``moved``, the team's maps and entities are ``new_floor``'s (each hot copy
+        written back to its stack and the new floor's loaded: ``World.change_floor``,
+        ``MobStack.change_floor``); the players stay where they are."""
+        moved, new_floor = jnp.asarray(moved), jnp.asarray(new_floor, jnp.int32)
+        floor = self.world.floor
+        mobs, stack = self.mob_floors.change_floor(self.mobs, floor, new_floor, moved)
+        world = self.world.change_floor(new_floor, moved)
+        return self.replace(world=world, mobs=mobs, mob_floors=stack)
 
-def zeros_entities(levels: int, slots: int) -> Entities:
-    """Empty slots for one entity class."""
-    return Entities(
-        pos=jnp.zeros((levels, slots, 2), jnp.int32),
-        alive=jnp.zeros((levels, slots), bool),
-        health=jnp.zeros((levels, slots), jnp.float32),
-        kind=jnp.zeros((levels, slots), jnp.int32),
-        cooldown=jnp.zeros((levels, slots), jnp.int32),
-        direction=jnp.zeros((levels, slots, 2), jnp.int32),
-        owner=jnp.full((levels, slots), -1, jnp.int32),
-        elite=jnp.zeros((levels, slots), bool),
-        hard=jnp.zeros((levels, slots), bool),
-        required=jnp.zeros((levels, slots), jnp.int32),
-    )
+    def all_mobs(self) -> Mobs:
+        """Every floor's entities (L, S, ...) with the current floor's hot slots in place (for
+        tests, digests and tools; the step never unpacks the stack)."""
+        return self.mob_floors.put(self.mobs, self.world.floor).unpack(self.mobs)
+
+    def with_all_mobs(self, mobs: Mobs) -> State:
+        """This state with every floor's entities set from ``mobs`` (L, S, ...)."""
+        return self.replace(mobs=mobs.on_floor(self.world.floor), mob_floors=MobStack.of(mobs))
 
 
 __all__ = [
     "LIGHT_SCALE",
     "MAP_DTYPES",
-    "Entities",
     "FloorMaps",
     "Handovers",
-    "Mobs",
     "Plants",
     "Players",
     "State",
     "World",
     "light_level",
     "to_light",
-    "zeros_entities",
 ]

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from alem_core.constants import NUM_ACHIEVEMENTS, Achievement, Action, MobClass
-from alem_core.dense import add_at, raise_flags, set_row
+from alem_core.dense import add_at, raise_flags
 from alem_core.grid import faced_cell
 from alem_core.params import Params, StaticParams
 from alem_core.rules.specialisation import JOB_ROLE, passes_gate_with
@@ -36,45 +36,37 @@ ELITE_ACHIEVEMENT = {
 }
 
 
-def coordination_multiplier(ents: Entities, floor: jax.Array, k: jax.Array) -> jax.Array:
+def coordination_multiplier(ents: Entities, k: jax.Array) -> jax.Array:
     """(S,) damage multiplier per slot given k attackers
     (docs/rules/coordination.md#elite-and-large-mobs table)."""
-    required = ents.required[floor]
+    required = ents.required
     met = k >= jnp.where(required > 0, required, 2)
     soft = jnp.where(met, 2.0, 0.5)
     hard = jnp.where(met, 3.0, 0.0)
-    elite = ents.elite[floor]
-    return jnp.where(elite, jnp.where(ents.hard[floor], hard, soft), 1.0)
+    return jnp.where(ents.elite, jnp.where(ents.hard, hard, soft), 1.0)
 
 
 def _hits(state: State, ents: Entities, actions: jax.Array) -> jax.Array:
     """(P, S) bool: player p's Do lands on slot s of the current floor."""
-    floor = state.world.floor
     target = faced_cell(state.players)
     doing = (actions == Action.DO) & state.players.alive
-    same = (target[:, None, :] == ents.pos[floor][None, :, :]).all(-1)
-    return doing[:, None] & ents.alive[floor][None, :] & same
+    same = (target[:, None, :] == ents.pos[None, :, :]).all(-1)
+    return doing[:, None] & ents.alive[None, :] & same
 
 
 def _strike(
     state: State, ents: Entities, mob_class: int, actions: jax.Array, static: StaticParams
 ) -> tuple[Entities, jax.Array, jax.Array, jax.Array]:
     """Apply one class's damage; return (entities, hits, killed (S,), coordination met (S,))."""
-    floor = state.world.floor
     hits = _hits(state, ents, actions)
     k = hits.sum(axis=0)
     raw = player_melee_damage(state.players, static)
-    per_hit = damage_to_mobs(raw[:, None, :], mob_class, ents.kind[floor][None, :])
-    total = (hits * per_hit).sum(axis=0) * coordination_multiplier(ents, floor, k)
-    health = ents.health[floor] - total
+    per_hit = damage_to_mobs(raw[:, None, :], mob_class, ents.kind[None, :])
+    total = (hits * per_hit).sum(axis=0) * coordination_multiplier(ents, k)
+    health = ents.health - total
     killed = hits.any(axis=0) & (health <= 0)
-    required = ents.required[floor]
-    coordinated = ents.elite[floor] & (k >= jnp.where(required > 0, required, 2))
-    ents = dataclasses.replace(
-        ents,
-        health=set_row(ents.health, floor, health),
-        alive=set_row(ents.alive, floor, ents.alive[floor] & ~killed),
-    )
+    coordinated = ents.elite & (k >= jnp.where(ents.required > 0, ents.required, 2))
+    ents = dataclasses.replace(ents, health=health, alive=ents.alive & ~killed)
     return ents, hits, killed, coordinated
 
 
@@ -90,9 +82,9 @@ def attack_mobs(
         ents, hits, killed, coordinated = _strike(
             state, getattr(mobs, name), mob_class, actions, static
         )
-        counters = _count_elite(counters, ents, floor, hits, killed, coordinated, name)
+        counters = _count_elite(counters, ents, hits, killed, coordinated, name)
         credit = hits & killed[None, :]
-        defeat = jnp.asarray(KILL_ACHIEVEMENT[name])[ents.kind[floor]]
+        defeat = jnp.asarray(KILL_ACHIEVEMENT[name])[ents.kind]
         unlocked = (
             credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == defeat[:, None])[None]
         ).any(1)
@@ -114,9 +106,9 @@ def attack_mobs(
 ELITE_COUNTER_INDEX = {"melee": 0, "ranged": 1, "passive": 2}
 
 
-def _count_elite(counters, ents: Entities, floor, hits, killed, coordinated, name: str):
+def _count_elite(counters, ents: Entities, hits, killed, coordinated, name: str):
     """Elite/large events of one class: attempted, requirement met, kills with it met."""
-    hit = hits.any(axis=0) & ents.elite[floor]
+    hit = hits.any(axis=0) & ents.elite
     one_class = jnp.zeros(3, jnp.int32).at[ELITE_COUNTER_INDEX[name]]
     return counters.bump(
         elite_attempts=one_class.set(hit.any()),
@@ -129,16 +121,15 @@ def _eat_passive(
     state: State, actions: jax.Array, forager_u: jax.Array, params: Params, static: StaticParams
 ) -> State:
     """Passive kills feed the foragers among the killers (x2 soft / x3 hard large, if met)."""
-    floor = state.world.floor
     ents, hits, killed, coordinated = _strike(
         state, state.mobs.passive, MobClass.PASSIVE, actions, static
     )
     credit = hits & killed[None, :]
     players = state.players
     fed = credit.any(axis=1) & passes_gate_with(JOB_ROLE["eat_passive"], forager_u, params, static)
-    bonus = jnp.where(coordinated, jnp.where(ents.hard[floor], 3, 2), 1)
+    bonus = jnp.where(coordinated, jnp.where(ents.hard, 3, 2), 1)
     food_gain = (credit * (COW_FOOD * bonus)[None, :]).max(axis=1, initial=0)  # 0 slots: 0
-    eat = jnp.asarray(EAT_PASSIVE)[ents.kind[floor]]
+    eat = jnp.asarray(EAT_PASSIVE)[ents.kind]
     ate = (credit[:, :, None] & (jnp.arange(NUM_ACHIEVEMENTS) == eat[:, None])[None]).any(1) & fed[
         :, None
     ]
@@ -152,5 +143,5 @@ def _eat_passive(
         achievements=achievements,
     )
     mobs = dataclasses.replace(state.mobs, passive=ents)
-    counters = _count_elite(state.coordination, ents, floor, hits, killed, coordinated, "passive")
+    counters = _count_elite(state.coordination, ents, hits, killed, coordinated, "passive")
     return dataclasses.replace(state, mobs=mobs, players=players, coordination=counters)

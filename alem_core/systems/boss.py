@@ -59,9 +59,8 @@ def on_boss_floor(state: State) -> jax.Array:
 def boss_vulnerable(state: State) -> jax.Array:
     """() bool: on the boss floor, the wave timer is <= 0 and no melee or ranged mob is alive
     on the floor. The one test behind the Do rule and the observation's floor info."""
-    floor = state.world.floor
     mobs = state.mobs
-    hostiles = mobs.melee.alive[floor].any() | mobs.ranged.alive[floor].any()
+    hostiles = mobs.melee.alive.any() | mobs.ranged.alive.any()
     return on_boss_floor(state) & (state.world.boss_timer <= 0) & ~hostiles
 
 

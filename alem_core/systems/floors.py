@@ -1,13 +1,14 @@
 """Team floor change (docs/rules/world.md#ladders-and-floor-changes), resolved first in the step.
 
 Reads: actions, players (pos, alive, achievements, xp), world (item, floor, kills, ladders, the
-hot maps and the floor stack), handovers, plants. Writes: world (hot maps, stack, floor,
-deepest), players (pos, ENTER_* achievements, xp), handovers (all wiped: construction starters
-refunded and their half-built sites reverted, decision 5).
+hot maps and the floor stack), mobs and mob_floors, handovers, plants. Writes: world (hot maps,
+stack, floor, deepest), mobs and mob_floors, players (pos, ENTER_* achievements, xp), handovers
+(all wiped: construction starters refunded and their half-built sites reverted, decision 5).
 
-The hot maps go back to the stack and the new floor's come out only when the team moves
-(``World.change_floor``): a dropped out-of-range write and a select over the hot maps
-otherwise, because under ``vmap`` a ``lax.cond`` would select over the whole stack. (A batching
+The hot maps and entities go back to their stacks and the new floor's come out only when the
+team moves (``World.change_floor``, ``Mobs.change_floor``): a dropped out-of-range write and a
+select over the hot copies otherwise, because under ``vmap`` a ``lax.cond`` would select over
+the whole stack. (A batching
 rule that branched once per batch on "any world moved" was tried and dropped: inside a scan the
 branch cost copies that made the bare step 30 % slower; bench/records/HISTORY.md, "A leaner
 step".)
@@ -80,7 +81,8 @@ def change_floor(
     table = state.handovers
     state = revert_builds(state, table.open & (table.kind != MINING) & moved)
     state = state.replace(handovers=close_rows(state.handovers, state.handovers.open & moved))
-    world = state.world.change_floor(new_floor, moved)
+    state = state.change_floor(new_floor, moved)
+    world = state.world
     # Saplings kept ageing while the team was away; ripen them now that the overworld is back.
     plants = state.plants
     block = ripen(world.block, plants, plants.age, moved & (new_floor == OVERWORLD))

@@ -59,7 +59,7 @@ def do_targets(state: State, actions: jax.Array, static: StaticParams) -> dict[s
     """Per-player facts about the faced cell for a Do on a block (each (P,) or (P, 2))."""
     target = faced_cell(state.players)
 
-    mob = mob_at(state.mobs, state.world.floor, target)
+    mob = mob_at(state.mobs, target)
     acts = (actions == Action.DO) & state.players.alive & in_bounds(target, static)
     teammate = player_at(state.players, target)
     return {

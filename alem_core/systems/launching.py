@@ -58,11 +58,10 @@ def _wanted_launches(state: State, actions: jax.Array, static: StaticParams):
     return arrow, fireball, heal
 
 
-def _put(proj: Entities, floor: jax.Array, slot: jax.Array, **rows: jax.Array) -> Entities:
-    """Write per-player ``rows`` into ``slot`` of floor ``floor`` (past the end: dropped)."""
+def _put(proj: Entities, slot: jax.Array, **rows: jax.Array) -> Entities:
+    """Write per-player ``rows`` into ``slot`` (past the end: dropped)."""
     changes = {
-        name: getattr(proj, name).at[floor, slot].set(value, mode="drop")
-        for name, value in rows.items()
+        name: getattr(proj, name).at[slot].set(value, mode="drop") for name, value in rows.items()
     }
     return proj.replace(**changes)
 
@@ -71,18 +70,17 @@ def launch(
     state: State, actions: jax.Array, draws: Draws, params: Params, static: StaticParams
 ) -> State:
     """Resolve SHOOT_ARROW and CAST_SPELL for every player."""
-    players, floor = state.players, state.world.floor
+    players = state.players
     arrow, fireball, heal = _wanted_launches(state, actions, static)
     cell = faced_cell(players)
     block = cell_values(state.world.block, cell, static, Block.OUT_OF_BOUNDS)
     open_cell = in_bounds(cell, static) & ~jnp.asarray(SOLID)[block]
     proj = state.mobs.player_projectiles
-    slot = claim_free_slots(~proj.alive[floor], (arrow | fireball) & open_cell)
-    flying = slot < proj.alive.shape[1]
+    slot = claim_free_slots(~proj.alive, (arrow | fireball) & open_cell)
+    flying = slot < proj.alive.shape[0]
     kind = jnp.where(arrow, Projectile.ARROW, Projectile.FIREBALL)
     proj = _put(
         proj,
-        floor,
         slot,
         pos=cell,
         direction=jnp.asarray(DIRECTIONS)[players.facing],

@@ -1,13 +1,13 @@
-"""The per-floor working view shared by the mob and projectile updates
-(docs/rules/mobs.md#behaviour).
+"""The working view shared by the mob and projectile updates (docs/rules/mobs.md#behaviour).
 
-``update_mobs`` gathers the current floor's slots of every entity class into a ``Frame``, runs
-the class updates on it in order, and scatters the slots back. Every helper here works on small
-dense arrays (slots x players, slots x mobs) instead of (H, W) grids: a floor holds at most
-14P entities, so pairwise comparisons are cheaper than building and gathering occupancy maps.
+``update_mobs`` puts the current floor's slots of every entity class (the state's hot copy) in a
+``Frame`` with the players, the stats and the hot block map, and runs the class updates on it
+in order. Every helper here works on small dense arrays (slots x players, slots x mobs) instead
+of (H, W) grids: a floor holds at most 14P entities, so pairwise comparisons are cheaper than
+building and gathering occupancy maps.
 
 Reads: ``mobs``, ``players.{pos, alive, sleeping, resting, armour, armour_enchant,
-achievements}``, ``stats.damage_taken``. Writes (through ``hurt_players`` and the scatter):
+achievements}``, ``stats.damage_taken``. Writes (through ``hurt_players`` and the class updates):
 ``mobs``, ``players.{health, sleeping, resting, achievements}``, ``stats.damage_taken``.
 """
 
@@ -31,7 +31,7 @@ class Frame(NamedTuple):
     """What the mob update carries from class to class.
 
     Attributes:
-        mobs: every ``Entities`` leaf sliced to the current floor, shapes (S, ...).
+        mobs: the current floor's entities (``State.mobs``), shapes (S, ...).
         players: the full ``Players``.
         stats: the full ``Stats``.
         block: (H, W) blocks of the current floor (hot map), read and written (by mob
@@ -46,35 +46,6 @@ class Frame(NamedTuple):
     block: jax.Array
     kills: jax.Array
     floor: jax.Array
-
-
-CHANGED_FIELDS = {
-    "melee": ("pos", "alive", "health", "cooldown"),
-    "passive": ("pos", "alive", "health"),
-    "ranged": ("pos", "alive", "health", "cooldown"),
-    "mob_projectiles": ("pos", "alive", "kind", "direction"),
-    "player_projectiles": ("pos", "alive"),
-}
-"""The only fields the mob update writes; ``scatter_floor`` writes back just these."""
-
-
-def gather_floor(mobs: Mobs, floor: jax.Array) -> Mobs:
-    """Slice every per-floor entity array (L, S, ...) to the current floor (S, ...)."""
-    return jax.tree.map(lambda leaf: jax.lax.dynamic_index_in_dim(leaf, floor, 0, False), mobs)
-
-
-def scatter_floor(mobs: Mobs, view: Mobs, floor: jax.Array) -> Mobs:
-    """Write the changed fields of a floor view (S, ...) back into (L, S, ...)."""
-    updated = {}
-    for name, fields in CHANGED_FIELDS.items():
-        full, part = getattr(mobs, name), getattr(view, name)
-        updated[name] = full.replace(
-            **{
-                f: jax.lax.dynamic_update_index_in_dim(getattr(full, f), getattr(part, f), floor, 0)
-                for f in fields
-            }
-        )
-    return mobs.replace(**updated)
 
 
 def same_cell(a: jax.Array, b: jax.Array) -> jax.Array:

@@ -1,11 +1,11 @@
 """Mob update on the current floor: melee, passive, ranged, then projectiles
 (docs/rules/mobs.md#behaviour).
 
-Reads: ``world.{floor, block, kills}``, ``mobs`` (current floor), ``players.{pos, alive,
-sleeping, resting, armour, armour_enchant, dexterity, intelligence, bow_enchant, achievements}``,
-``stats``. Writes: ``mobs`` (current floor only; other floors stay frozen), ``world.{block,
-kills}``, ``players.{health, sleeping, resting, achievements}``, ``stats.{damage_taken,
-monsters_killed, friendly_fire_damage}``.
+Reads: ``world.{floor, block, kills}``, ``mobs`` (the current floor's hot copy),
+``players.{pos, alive, sleeping, resting, armour, armour_enchant, dexterity, intelligence,
+bow_enchant, achievements}``, ``stats``. Writes: ``mobs`` (other floors, in ``mob_floors``, stay
+frozen), ``world.{block, kills}``, ``players.{health, sleeping, resting, achievements}``,
+``stats.{damage_taken, monsters_killed, friendly_fire_damage}``.
 
 Every class is updated for all its slots at once (array ops over slots, no scan), in the fixed
 order melee -> passive -> ranged -> mob projectiles -> player projectiles.
@@ -51,13 +51,11 @@ from alem_core.systems.mob_frame import (
     FAR,
     Frame,
     block_at,
-    gather_floor,
     hurt_players,
     live_mobs,
     nearest_player,
     player_distances,
     same_cell,
-    scatter_floor,
 )
 from alem_core.systems.projectiles import (
     fire_mob_projectiles,
@@ -111,7 +109,7 @@ def update_mobs(
     """
     floor = state.world.floor
     frame = Frame(
-        mobs=gather_floor(state.mobs, floor),
+        mobs=state.mobs,
         players=state.players,
         stats=state.stats,
         block=state.world.block,
@@ -126,8 +124,7 @@ def update_mobs(
     frame = move_mob_projectiles(frame, static)
     frame = move_player_projectiles(frame, params, static)
     world = state.world.replace(block=frame.block, kills=frame.kills)
-    mobs = scatter_floor(state.mobs, frame.mobs, floor)
-    return state.replace(world=world, mobs=mobs, players=frame.players, stats=frame.stats)
+    return state.replace(world=world, mobs=frame.mobs, players=frame.players, stats=frame.stats)
 
 
 def _toward(delta: jax.Array, u: jax.Array) -> jax.Array:

@@ -39,7 +39,7 @@ def can_enter(state: State, target: jax.Array, static: StaticParams) -> jax.Arra
     """(P,) bool: ``target`` cells are free of terrain, mobs and players (ignoring other moves)."""
     block = cell_values(state.world.block, target, static, Block.OUT_OF_BOUNDS)
     terrain = jnp.asarray(WALKABLE)[block]
-    no_mob = ~mob_at(state.mobs, state.world.floor, target)
+    no_mob = ~mob_at(state.mobs, target)
     no_player = ~player_at(state.players, target)
     return in_bounds(target, static) & terrain & no_mob & no_player
 

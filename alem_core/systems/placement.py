@@ -59,7 +59,7 @@ TORCH_FALLOFF = 5.0
 def _free_target(state: State, static: StaticParams) -> tuple[jax.Array, jax.Array]:
     """(P, 2) faced cells and (P,) bool: in bounds, no player, no mob, no item there."""
     target = faced_cell(state.players)
-    busy = mob_at(state.mobs, state.world.floor, target) | player_at(state.players, target)
+    busy = mob_at(state.mobs, target) | player_at(state.players, target)
     busy |= cell_values(state.world.item, target, static, Item.NONE) != Item.NONE
     return target, in_bounds(target, static) & ~busy
 

@@ -2,8 +2,8 @@
 "Spawning").
 
 Reads: ``world.{floor, block, kills, daylight}``, ``players.{pos, alive}``, ``mobs.{melee,
-passive, ranged}`` (current floor). Writes: ``mobs.{melee, passive, ranged}.{pos, alive,
-health, kind, cooldown}`` of at most one slot per class on the current floor; the slot's
+passive, ranged}`` (the current floor's hot copy). Writes: ``mobs.{melee, passive,
+ranged}.{pos, alive, health, kind, cooldown}`` of at most one slot per class; the slot's
 pre-rolled ``elite``/``hard``/``required`` fields are kept.
 
 Classes spawn in the order passive, melee, ranged; each sees the cells taken by the earlier ones.
@@ -147,7 +147,6 @@ def spawn_mobs(
     Returns:
         The state with at most one new mob per class.
     """
-    floor = state.world.floor
     u = draws["spawning"]  # per class: spawn roll, cell draw
     plans = _plans(state, static)
     base = _eligible_cells(state, plans, params, static)
@@ -159,7 +158,7 @@ def spawn_mobs(
     mobs, taken = state.mobs, []
     for row, plan in enumerate(plans):
         ents = getattr(mobs, _NAMES[plan.mob_class])
-        if ents.alive.shape[1] == 0:  # a class with no slots (StaticParams allows 0)
+        if ents.alive.shape[0] == 0:  # a class with no slots (StaticParams allows 0)
             continue
         cells, counts = base[row], row_counts[row]
         for cell in taken:  # later classes avoid the cells of the earlier ones' new mobs
@@ -168,7 +167,7 @@ def spawn_mobs(
             counts = counts - (in_row & was_eligible)
             cells = cells & ((row_ids != cell[0]) | (col_ids != cell[1]))
         go = u[row, 0] < plan.chance
-        ents, cell = _spawn_one(ents, floor, cells, counts, u[row, 1], go, plan, params)
+        ents, cell = _spawn_one(ents, cells, counts, u[row, 1], go, plan, params)
         taken.append(cell)
         mobs = mobs.replace(**{_NAMES[plan.mob_class]: ents})
     return state.replace(mobs=mobs)
@@ -209,11 +208,10 @@ def _nearest_player_distance2(state: State, static: StaticParams) -> jax.Array:
 
 def _occupied(state: State, static: StaticParams) -> jax.Array:
     """(H, W) bool: cells holding a player (alive or dead) or a live mob on the current floor."""
-    floor = state.world.floor
     classes = (state.mobs.melee, state.mobs.passive, state.mobs.ranged)
-    pos = jnp.concatenate([state.players.pos] + [e.pos[floor] for e in classes])
+    pos = jnp.concatenate([state.players.pos] + [e.pos for e in classes])
     present = jnp.concatenate(
-        [jnp.ones(state.players.alive.shape, bool)] + [e.alive[floor] for e in classes]
+        [jnp.ones(state.players.alive.shape, bool)] + [e.alive for e in classes]
     )
     rows = jnp.where(present, pos[:, 0], static.map_size[0])  # absent -> dropped
     return jnp.zeros(static.map_size, bool).at[rows, pos[:, 1]].set(True, mode="drop")
@@ -221,7 +219,6 @@ def _occupied(state: State, static: StaticParams) -> jax.Array:
 
 def _spawn_one(
     ents: Entities,
-    floor: jax.Array,
     eligible: jax.Array,
     row_counts: jax.Array,
     u: jax.Array,
@@ -232,8 +229,7 @@ def _spawn_one(
     """Put one mob of ``plan.kind`` on a uniformly drawn eligible cell in the first free slot.
 
     Args:
-        ents: the class's per-floor slots.
-        floor: the current floor.
+        ents: the class's slots on the current floor.
         eligible: (H, W) bool cells the mob may appear on.
         row_counts: (H,) int32 eligible cells per row.
         u: () uniform for the cell draw.
@@ -244,19 +240,18 @@ def _spawn_one(
     Returns:
         The updated entities and the (2,) cell used (off the map when nothing spawned).
     """
-    alive = ents.alive[floor]
+    alive = ents.alive
     cell, count = _sample_cell(eligible, row_counts, u)
     room = (alive.sum() < plan.cap) & ~alive.all()
     spawn = go & room & (count > 0)
     slot = jnp.argmin(alive)  # first free slot (room guarantees one exists)
     health = jnp.asarray(MOB_HEALTH)[plan.mob_class, plan.kind] * params.mob_health_multiplier
 
-    # Masked selects over the small (L, S) slot arrays instead of scatters (cheaper under vmap).
-    levels, slots = ents.alive.shape
-    target = (jnp.arange(levels)[:, None] == floor) & (jnp.arange(slots)[None, :] == slot) & spawn
+    # Masked selects over the small (S,) slot arrays instead of scatters (cheaper under vmap).
+    target = (jnp.arange(alive.shape[0]) == slot) & spawn
 
     def put(field: jax.Array, value: object) -> jax.Array:
-        mask = target.reshape(target.shape + (1,) * (field.ndim - 2))
+        mask = target.reshape(target.shape + (1,) * (field.ndim - 1))
         return jnp.where(mask, jnp.asarray(value, field.dtype), field)
 
     ents = ents.replace(

@@ -21,6 +21,7 @@ from alem_core.state import (
     Entities,
     Handovers,
     Mobs,
+    MobStack,
     Plants,
     Players,
     State,
@@ -105,14 +106,17 @@ def empty_mobs(static: StaticParams) -> Mobs:
 def initial_state(
     world: World, mobs: Mobs | None, params: Params, static: StaticParams, alpha: jax.Array
 ) -> State:
-    """Assemble the step-0 state on a generated ``world`` (``mobs`` carries pre-rolled slots)."""
+    """Assemble the step-0 state on a generated ``world`` (``mobs`` (L, S, ...) carries
+    pre-rolled slots of every floor; the world's floor gets the hot copy)."""
+    stack = empty_mobs(static) if mobs is None else mobs
     p = static.player_count
     plants_n = static.max_growing_plants * p
     handovers_n = static.max_pending_handovers
     return State(
         world=world,
         players=initial_players(params, static),
-        mobs=empty_mobs(static) if mobs is None else mobs,
+        mobs=stack.on_floor(world.floor),
+        mob_floors=MobStack.of(stack),
         plants=Plants(
             pos=jnp.zeros((plants_n, 2), jnp.int32),
             age=jnp.zeros((plants_n,), jnp.int32),

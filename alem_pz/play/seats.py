@@ -45,15 +45,14 @@ def hud_lines(state: alem_core.State, i: int, p: int, score: float, turn: int | 
 
 def coordination_cues(state: alem_core.State, i: int) -> str:
     """Coordination targets in player ``i``'s 9 x 11 view, and open handovers anywhere."""
-    floor = int(state.world.floor)
     r, c = (int(v) for v in state.players.pos[i])
     coord = np.asarray(state.world.coord)[max(r - 4, 0) : r + 5, max(c - 5, 0) : c + 6]
     elites = 0
     for name in ("melee", "passive", "ranged"):
         ents = getattr(state.mobs, name)
-        pos = np.asarray(ents.pos[floor])
+        pos = np.asarray(ents.pos)
         near = (np.abs(pos[:, 0] - r) <= 4) & (np.abs(pos[:, 1] - c) <= 5)
-        elites += int((near & np.asarray(ents.alive[floor]) & np.asarray(ents.elite[floor])).sum())
+        elites += int((near & np.asarray(ents.alive) & np.asarray(ents.elite)).sum())
     return (
         f"in view: {int((coord > 0).sum())} sync, {int((coord < 0).sum())} handover, "
         f"{elites} elite;  open handovers: {int(np.asarray(state.handovers.open).sum())}"

@@ -125,15 +125,14 @@ def entities(s, cls: MobClass) -> list[Entity]:
 
 
 def _entities(s, cls: MobClass) -> list[Entity]:
-    ents = getattr(s.mobs, _MOB_FIELDS[cls])
-    floor = current_floor(s)
-    live = np.flatnonzero(np.asarray(ents.alive[floor]))
+    ents = getattr(s.mobs, _MOB_FIELDS[cls])  # the current floor's slots
+    live = np.flatnonzero(np.asarray(ents.alive))
     rows = zip(
-        np.asarray(ents.pos[floor])[live].tolist(),
-        np.asarray(ents.kind[floor])[live].tolist(),
-        np.asarray(ents.elite[floor])[live].tolist(),
-        np.asarray(ents.hard[floor])[live].tolist(),
-        np.asarray(ents.owner[floor])[live].tolist(),
+        np.asarray(ents.pos)[live].tolist(),
+        np.asarray(ents.kind)[live].tolist(),
+        np.asarray(ents.elite)[live].tolist(),
+        np.asarray(ents.hard)[live].tolist(),
+        np.asarray(ents.owner)[live].tolist(),
         strict=True,
     )
     return [

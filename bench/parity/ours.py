@@ -67,13 +67,13 @@ def probe(s: Any) -> dict:
         "resting": pl.resting,
         "ff_dealt": s.stats.friendly_fire_damage,
         "cause": pl.death_cause,
-        "melee_hits": melee_hits(m.pos[lvl], m.alive[lvl], m.cooldown[lvl], pl.pos),
+        "melee_hits": melee_hits(m.pos, m.alive, m.cooldown, pl.pos),
         "floor": lvl,
-        "mobs": jnp.stack([c.alive[lvl].sum() for c in (mobs.melee, mobs.passive, mobs.ranged)]),
+        "mobs": jnp.stack([c.alive.sum() for c in (mobs.melee, mobs.passive, mobs.ranged)]),
         "pos": pl.pos,
         "facing": pl.facing,
-        "mob_pos": jnp.concatenate([c.pos[lvl] for c in (mobs.melee, mobs.passive, mobs.ranged)]),
-        "mob_alive": jnp.concatenate([c.alive[lvl] for c in (m, mobs.passive, mobs.ranged)]),
+        "mob_pos": jnp.concatenate([c.pos for c in (mobs.melee, mobs.passive, mobs.ranged)]),
+        "mob_alive": jnp.concatenate([c.alive for c in (m, mobs.passive, mobs.ranged)]),
         "damage_taken": s.stats.damage_taken,
     }
 
@@ -99,12 +99,13 @@ def extras(s: Any) -> dict:
 
 
 def _floor_edits() -> dict:
-    """``peer._floor_edits`` for our state (the floor change also swaps in the hot maps)."""
+    """``peer._floor_edits`` for our state (the floor change also swaps in the hot maps and
+    entities)."""
 
     def place(s, floor, pos, facing):
         pl = s.players
         players = pl.replace(pos=pos.astype(pl.pos.dtype), facing=facing.astype(pl.facing.dtype))
-        return s.replace(world=s.world.change_floor(floor), players=players)
+        return s.change_floor(floor).replace(players=players)
 
     def with_kills(s, floor, kills):
         return s.replace(world=s.world.replace(kills=s.world.kills.at[floor].set(kills)))
@@ -141,14 +142,22 @@ def cause_names(score: dict) -> list[str]:
 # --- probes: state edits of hand-built scenarios --------------------------------------------
 
 
-def mobs_off(s: Any) -> Any:
+def without(s: Any, kinds: tuple[str, ...]) -> Any:
+    """``s`` with every slot of the entity classes ``kinds`` freed, on every floor (the hot copy
+    of the team's floor and the stack)."""
     import jax.numpy as jnp
 
-    kinds = ("melee", "passive", "ranged")
-    off = {
-        k: getattr(s.mobs, k).replace(alive=jnp.zeros_like(getattr(s.mobs, k).alive)) for k in kinds
-    }
-    return s.replace(mobs=s.mobs.replace(**off))
+    every = s.all_mobs()
+    return s.with_all_mobs(
+        every.replace(
+            **{k: getattr(every, k).replace(alive=jnp.zeros_like(getattr(every, k).alive))
+               for k in kinds}
+        )
+    )  # fmt: skip
+
+
+def mobs_off(s: Any) -> Any:
+    return without(s, ("melee", "passive", "ranged"))
 
 
 def set_cells(s: Any, cells: Any, blocks: Any, coord: Any = None) -> Any:
@@ -193,13 +202,13 @@ def cows_on(s: Any, cells: Any) -> Any:
     k = cells.shape[0]
     m = s.mobs.passive
     m = m.replace(
-        pos=m.pos.at[0, :k].set(cells.astype(m.pos.dtype)),
-        alive=m.alive.at[0, :k].set(True),
-        health=m.health.at[0, :k].set(100.0),
-        kind=m.kind.at[0, :k].set(0),
-        elite=m.elite.at[0, :k].set(False),
-        hard=m.hard.at[0, :k].set(False),
-        required=m.required.at[0, :k].set(0),
+        pos=m.pos.at[:k].set(cells.astype(m.pos.dtype)),
+        alive=m.alive.at[:k].set(True),
+        health=m.health.at[:k].set(100.0),
+        kind=m.kind.at[:k].set(0),
+        elite=m.elite.at[:k].set(False),
+        hard=m.hard.at[:k].set(False),
+        required=m.required.at[:k].set(0),
     )
     return s.replace(mobs=s.mobs.replace(passive=m))
 
@@ -260,12 +269,7 @@ def replay_side(steps: int) -> tuple:
         }  # fmt: skip
 
     def no_mobs(s):
-        m = s.mobs
-        off = {
-            name: getattr(m, name).replace(alive=jnp.zeros_like(getattr(m, name).alive))
-            for name in ("melee", "ranged", "mob_projectiles")
-        }
-        return s.replace(mobs=m.replace(**off))
+        return without(s, ("melee", "ranged", "mob_projectiles"))
 
     def no_need(s):
         return s.replace(players=s.players.replace(recover=jnp.zeros_like(s.players.recover)))

@@ -25,7 +25,6 @@ def spawn_mobs(
 ) -> State:
     """``spawning.spawn_mobs`` before the batched row counts: each class builds its eligible
     map from a ``free`` map that the earlier classes' spawns updated, and counts it alone."""
-    floor = state.world.floor
     block = state.world.block
     u = draws["spawning"]
     dist2 = spawning._nearest_player_distance2(state, static)
@@ -45,10 +44,10 @@ def spawn_mobs(
         go = u[row, 0] < plan.chance
         name = spawning._NAMES[plan.mob_class]
         ents = getattr(mobs, name)
-        if ents.alive.shape[1] == 0:
+        if ents.alive.shape[0] == 0:
             continue
         counts = cells.sum(axis=1, dtype=jnp.int32)
-        ents, cell = spawning._spawn_one(ents, floor, cells, counts, u[row, 1], go, plan, params)
+        ents, cell = spawning._spawn_one(ents, cells, counts, u[row, 1], go, plan, params)
         free = free & ((row_ids != cell[0]) | (col_ids != cell[1]))
         mobs = mobs.replace(**{name: ents})
     return state.replace(mobs=mobs)

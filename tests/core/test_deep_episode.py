@@ -37,7 +37,7 @@ def _fight_or_hit(state) -> np.ndarray:
     players = jax.device_get(state.players)
     melee = jax.device_get(state.mobs.melee)
     block = np.asarray(state.world.block)
-    here = zip(melee.pos[BOSS_FLOOR], melee.alive[BOSS_FLOOR], strict=True)
+    here = zip(melee.pos, melee.alive, strict=True)  # the team's floor, the boss floor
     targets = [tuple(p) for p, alive in here if alive]
     if not targets:
         targets = [tuple(c) for c in np.argwhere(block == Block.NECROMANCER)]

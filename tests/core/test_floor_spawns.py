@@ -36,17 +36,15 @@ def spawned():
     idle = np.full(STATIC.player_count, Action.NOOP, np.int32)
     seen = {}
     for floor in range(1, BOSS_FLOOR):
-        world = start.world.change_floor(jnp.int32(floor))
-        state = start.replace(
-            world=world, players=start.players.replace(pos=world.ladders[floor, 1])
-        )
+        state = start.change_floor(jnp.int32(floor))
+        state = state.replace(players=state.players.replace(pos=state.world.ladders[floor, 1]))
         kinds = {name: set() for name in CLASSES}
         for t in range(STEPS):
             _, state, *_ = step(jax.random.key(100 * floor + t), state, idle, PARAMS)
             for name in CLASSES:
                 ents = getattr(state.mobs, name)
-                alive = np.asarray(ents.alive[floor])
-                kinds[name] |= set(np.asarray(ents.kind[floor])[alive].tolist())
+                alive = np.asarray(ents.alive)
+                kinds[name] |= set(np.asarray(ents.kind)[alive].tolist())
         seen[floor] = kinds
     return seen
 

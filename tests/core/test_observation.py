@@ -95,11 +95,11 @@ def _with_mob(state, field, slot, pos, kind, elite=False, hard=False):
     ents = getattr(state.mobs, field)
     ents = dataclasses.replace(
         ents,
-        pos=ents.pos.at[0, slot].set(jnp.asarray(pos)),
-        alive=ents.alive.at[0, slot].set(True),
-        kind=ents.kind.at[0, slot].set(kind),
-        elite=ents.elite.at[0, slot].set(elite),
-        hard=ents.hard.at[0, slot].set(hard),
+        pos=ents.pos.at[slot].set(jnp.asarray(pos)),
+        alive=ents.alive.at[slot].set(True),
+        kind=ents.kind.at[slot].set(kind),
+        elite=ents.elite.at[slot].set(elite),
+        hard=ents.hard.at[slot].set(hard),
     )
     return dataclasses.replace(state, mobs=dataclasses.replace(state.mobs, **{field: ents}))
 

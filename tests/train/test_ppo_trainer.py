@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import alem_core
 from alem_train import networks, policy_file
 from alem_train.ppo import PPOConfig, _loss, init_train_state, make_train_call
 from tests.train.ppo_world import TINY, reloaded
@@ -91,8 +92,8 @@ def test_bad_config_is_named():
 
 
 def test_a_run_of_another_world_version_is_not_resumed(tmp_path):
-    """A run directory saved before the reset's draws changed (no ``world_version``: version 1)
-    is refused with the reason, before anything compiles."""
+    """A run directory saved before the reset's draws changed (no ``world_version``: version 1),
+    or with states of another layout, is refused with the reason, before anything compiles."""
     import argparse
     import json
 
@@ -102,6 +103,11 @@ def test_a_run_of_another_world_version_is_not_resumed(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"config": {}, "seed": 0}))
     args = argparse.Namespace(out=tmp_path, seed=0)
     with pytest.raises(ValueError, match="world version 1"):
+        run_ppo._resume(PPOConfig(algo="ippo", **TINY), args)
+    # the same world version, states laid out before the hot copy of the floor's entities
+    saved = {"config": {}, "seed": 0, "world_version": alem_core.WORLD_VERSION}
+    (tmp_path / "config.json").write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="state layout 1"):
         run_ppo._resume(PPOConfig(algo="ippo", **TINY), args)
 
 

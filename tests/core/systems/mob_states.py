@@ -16,9 +16,9 @@ def place(state: State, mob_class: int, slot: int, pos, **fields) -> State:
     name = CLASSES[mob_class]
     ents = getattr(state.mobs, name)
     changes = {
-        "pos": ents.pos.at[0, slot].set(jnp.asarray(pos)),
-        "alive": ents.alive.at[0, slot].set(True),
+        "pos": ents.pos.at[slot].set(jnp.asarray(pos)),
+        "alive": ents.alive.at[slot].set(True),
     }
     for field, value in fields.items():
-        changes[field] = getattr(ents, field).at[0, slot].set(jnp.asarray(value))
+        changes[field] = getattr(ents, field).at[slot].set(jnp.asarray(value))
     return state.replace(mobs=state.mobs.replace(**{name: ents.replace(**changes)}))

@@ -74,12 +74,12 @@ def boss_state(
 
 
 def with_mob(state, mob_class: str, cell=(10, 2)):
-    """One live mob of ``mob_class`` in slot 0 of the boss floor."""
+    """One live mob of ``mob_class`` in slot 0 of the boss floor (the team's floor)."""
     ents = getattr(state.mobs, mob_class)
     ents = ents.replace(
-        alive=ents.alive.at[BOSS_FLOOR, 0].set(True),
-        pos=ents.pos.at[BOSS_FLOOR, 0].set(jnp.asarray(cell)),
-        health=ents.health.at[BOSS_FLOOR, 0].set(5.0),
+        alive=ents.alive.at[0].set(True),
+        pos=ents.pos.at[0].set(jnp.asarray(cell)),
+        health=ents.health.at[0].set(5.0),
     )
     return state.replace(mobs=state.mobs.replace(**{mob_class: ents}))
 
@@ -202,8 +202,8 @@ def spawn():
 
 def live_cells(state, mob_class: str) -> list[tuple[int, int]]:
     ents = getattr(state.mobs, mob_class)
-    alive = np.asarray(ents.alive[BOSS_FLOOR])
-    return [tuple(map(int, cell)) for cell in np.asarray(ents.pos[BOSS_FLOOR])[alive]]
+    alive = np.asarray(ents.alive)
+    return [tuple(map(int, cell)) for cell in np.asarray(ents.pos)[alive]]
 
 
 @pytest.mark.parametrize("progress", [0, 5, 7])
@@ -219,7 +219,7 @@ def test_a_wave_spawns_its_types_on_graves_near_players(spawn, progress):
         cells = live_cells(state, name)
         assert set(cells) <= set(NEAR_GRAVES)
         ents = getattr(state.mobs, name)
-        kinds = np.asarray(ents.kind[BOSS_FLOOR])[np.asarray(ents.alive[BOSS_FLOOR])]
+        kinds = np.asarray(ents.kind)[np.asarray(ents.alive)]
         assert (kinds == types[progress]).all()
     assert not np.asarray(state.mobs.passive.alive).any()
 

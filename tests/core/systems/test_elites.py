@@ -37,7 +37,7 @@ def arena(mob_class: str, health: float, hard: bool, required: int, elite: bool 
     ents = getattr(state.mobs, mob_class)
     values = {"pos": jnp.array([1, 2]), "alive": True, "health": health}
     values.update(elite=elite, hard=hard, required=required)
-    ents = ents.replace(**{k: getattr(ents, k).at[0, 0].set(v) for k, v in values.items()})
+    ents = ents.replace(**{k: getattr(ents, k).at[0].set(v) for k, v in values.items()})
     state = state.replace(mobs=state.mobs.replace(**{mob_class: ents}))
     food = jnp.array([2, 2, 2], jnp.int32)
     return state.replace(players=state.players.replace(food=food)), params
@@ -59,19 +59,19 @@ def hit(state, params, *actions):
 def test_damage_multiplier_by_attackers(hard, actions, damage):
     state, params = arena("melee", 30.0, hard, required=2)
     out = hit(state, params, *actions)
-    assert float(out.mobs.melee.health[0, 0]) == pytest.approx(30.0 - damage)
+    assert float(out.mobs.melee.health[0]) == pytest.approx(30.0 - damage)
 
 
 def test_normal_mobs_take_plain_damage():
     state, params = arena("melee", 30.0, hard=False, required=0, elite=False)
     out = hit(state, params, DO, DO, NOOP)
-    assert float(out.mobs.melee.health[0, 0]) == pytest.approx(27.0)
+    assert float(out.mobs.melee.health[0]) == pytest.approx(27.0)
 
 
 def test_elite_kill_with_the_requirement_met_credits_every_killer():
     state, params = arena("melee", 3.0, hard=True, required=2)
     out = hit(state, params, DO, DO, NOOP)
-    assert not bool(out.mobs.melee.alive[0, 0])
+    assert not bool(out.mobs.melee.alive[0])
     achieved = np.asarray(out.players.achievements[:, Achievement.COORD_ELITE_MELEE_KILL])
     assert achieved.tolist() == [True, True, False]
     assert np.asarray(out.coordination.elite_kills).tolist() == [1, 0, 0]
@@ -81,7 +81,7 @@ def test_elite_kill_with_the_requirement_met_credits_every_killer():
 def test_soft_elite_killed_alone_gives_no_coordination_credit():
     state, params = arena("ranged", 0.5, hard=False, required=2)
     out = hit(state, params, DO, NOOP, NOOP)
-    assert not bool(out.mobs.ranged.alive[0, 0])
+    assert not bool(out.mobs.ranged.alive[0])
     assert not bool(out.players.achievements[0, Achievement.COORD_ELITE_RANGED_KILL])
     assert np.asarray(out.coordination.elite_attempts).tolist() == [0, 1, 0]
     assert np.asarray(out.coordination.elite_kills).tolist() == [0, 0, 0]

@@ -88,6 +88,35 @@ def test_edits_to_a_floor_survive_leaving_and_coming_back():
     assert int(again.world.block[1, 1]) == Block.WATER
 
 
+def _with_mob(state, cell, health):
+    """A live zombie in slot 0 of the team's floor (the hot copy)."""
+    melee = state.mobs.melee
+    melee = melee.replace(
+        alive=melee.alive.at[0].set(True),
+        pos=melee.pos.at[0].set(jnp.asarray(cell, jnp.int32)),
+        health=melee.health.at[0].set(health),
+    )
+    return state.replace(mobs=state.mobs.replace(melee=melee))
+
+
+def test_each_floor_keeps_its_own_mobs():
+    """The hot slots go back to their floor on leaving and come out again on return; the floor
+    entered brings its own (here an empty floor 1, then the mob left there)."""
+    state = _with_mob(two_floor_state(), (7, 7), 3.5)
+    down = step(state, DESCEND, NOOP, NOOP)
+    assert not np.asarray(down.mobs.melee.alive).any()
+    down = _with_mob(down, (4, 4), 2.0)
+    stay = step(down, NOOP, NOOP, NOOP)  # no floor change: the hot slots are kept as they are
+    assert jax.tree.all(jax.tree.map(np.array_equal, stay.mobs, down.mobs))
+    up = step(down, ASCEND, NOOP, NOOP)
+    assert jax.tree.all(jax.tree.map(np.array_equal, up.mobs, state.mobs))
+    every = up.all_mobs().melee
+    assert bool(every.alive[1, 0]) and every.pos[1, 0].tolist() == [4, 4]
+    assert float(every.health[1, 0]) == 2.0 and not bool(every.alive[2].any())
+    again = step(up, DESCEND, NOOP, NOOP)
+    assert jax.tree.all(jax.tree.map(np.array_equal, again.mobs, down.mobs))
+
+
 def test_descend_needs_a_cleared_floor_and_the_ladder_item():
     state = two_floor_state(kills0=MONSTERS_TO_CLEAR_FLOOR - 1)
     np.testing.assert_array_equal(can_descend(state, STATIC), [False, False, False])

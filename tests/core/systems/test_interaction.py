@@ -117,13 +117,13 @@ def test_ripe_plant_feeds_and_regrows(small, params):
 def _with_mob(state, cls: str, pos, kind=0, health=5.0, **slot):
     ents: Entities = getattr(state.mobs, cls)
     fields = dict(
-        pos=ents.pos.at[0, 0].set(jnp.array(pos)),
-        alive=ents.alive.at[0, 0].set(True),
-        health=ents.health.at[0, 0].set(health),
-        kind=ents.kind.at[0, 0].set(kind),
+        pos=ents.pos.at[0].set(jnp.array(pos)),
+        alive=ents.alive.at[0].set(True),
+        health=ents.health.at[0].set(health),
+        kind=ents.kind.at[0].set(kind),
     )
     for name, value in slot.items():
-        fields[name] = getattr(ents, name).at[0, 0].set(value)
+        fields[name] = getattr(ents, name).at[0].set(value)
     mobs = dataclasses.replace(state.mobs, **{cls: dataclasses.replace(ents, **fields)})
     return dataclasses.replace(state, mobs=mobs)
 
@@ -133,7 +133,7 @@ def test_do_on_mob_attacks_instead_of_mining(small, params):
     after = attack_mobs(start, DO_ALL, PASS, params, small)
     after = interact_blocks(after, DO_ALL, PASS, SAPLING, params, small)
     # Warrior unarmed: 1 x 2 damage; the tree under the zombie's cell is untouched.
-    assert float(after.mobs.melee.health[0, 0]) == 3.0
+    assert float(after.mobs.melee.health[0]) == 3.0
     assert after.players.inventory[0, Inv.WOOD] == 0
 
 
@@ -188,7 +188,7 @@ def test_do_on_water_holding_a_mob_still_drinks(small, params):
 def test_killing_zombie_credits_attackers_and_floor(small, params):
     start = _with_mob(_state(small, params), "melee", (1, 2), health=2.0)
     after = attack_mobs(start, DO_ALL, PASS, params, small)
-    assert not bool(after.mobs.melee.alive[0, 0])
+    assert not bool(after.mobs.melee.alive[0])
     assert bool(after.players.achievements[0, Achievement.DEFEAT_ZOMBIE])
     assert not bool(after.players.achievements[1, Achievement.DEFEAT_ZOMBIE])
     assert int(after.world.kills[0]) == 11
@@ -223,8 +223,8 @@ def test_hard_elite_needs_enough_attackers(small, params):
         ),
     )
     after = attack_mobs(start, DO_ALL, PASS, params, small)
-    assert float(after.mobs.melee.health[0, 0]) == 5.0
+    assert float(after.mobs.melee.health[0]) == 5.0
     # With the required count met each attacker deals x3.
     met = _with_mob(start, "melee", (1, 2), health=20.0, elite=True, hard=True, required=2)
     after = attack_mobs(met, DO_ALL, PASS, params, small)
-    assert float(after.mobs.melee.health[0, 0]) == 20.0 - 3 * (2.0 + 1.0)
+    assert float(after.mobs.melee.health[0]) == 20.0 - 3 * (2.0 + 1.0)

@@ -38,9 +38,9 @@ def test_arrow_starts_on_the_faced_cell_and_costs_one_arrow():
     state = archer_team()
     out = launch(state, acts(SHOOT, NOOP, NOOP), None, None, SMALL)
     proj = out.mobs.player_projectiles
-    assert bool(proj.alive[0, 0]) and int(proj.owner[0, 0]) == 0
-    assert proj.pos[0, 0].tolist() == [5, 3] and proj.direction[0, 0].tolist() == [0, 1]
-    assert int(proj.kind[0, 0]) == Projectile.ARROW
+    assert bool(proj.alive[0]) and int(proj.owner[0]) == 0
+    assert proj.pos[0].tolist() == [5, 3] and proj.direction[0].tolist() == [0, 1]
+    assert int(proj.kind[0]) == Projectile.ARROW
     assert int(out.players.inventory[0, Inv.ARROW]) == 2
     assert bool(out.players.achievements[0, Achievement.FIRE_BOW])
 
@@ -83,8 +83,8 @@ def test_spell_follows_the_role_fireball_or_team_heal():
     # the forager's heal: +2 for every alive player, capped at max health 9; the dead stay
     np.testing.assert_allclose(out.players.health, [6.0, 9.0, 3.0])
     proj = out.mobs.player_projectiles
-    slot = int(np.flatnonzero(np.asarray(proj.alive[0]))[0])
-    assert int(proj.kind[0, slot]) == Projectile.FIREBALL and int(proj.owner[0, slot]) == 2
+    slot = int(np.flatnonzero(np.asarray(proj.alive))[0])
+    assert int(proj.kind[slot]) == Projectile.FIREBALL and int(proj.owner[slot]) == 2
     assert bool(out.players.achievements[1, Achievement.CAST_SPELL])
 
 

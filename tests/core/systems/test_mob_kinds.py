@@ -63,7 +63,7 @@ def moves():
         state = place(base, mob_class, 0, START, kind=kind, health=50.0)
         out = step(jax.random.split(jax.random.key(kind), 64), state, PARAMS, STATIC)
         ents = getattr(out.mobs, ("melee", "passive", "ranged")[mob_class])
-        cells = {tuple(p) for p in np.asarray(ents.pos[:, 0, 0])}
+        cells = {tuple(p) for p in np.asarray(ents.pos[:, 0])}
         seen[name] = {n for n, c in NEIGHBOURS.items() if c in cells}
     return seen
 

@@ -15,7 +15,7 @@ from alem_core.state import State
 from alem_core.systems.mobs import update_mobs
 from alem_core.testing import SMALL, hand_built_state
 
-from .mob_states import CLASSES, place
+from .mob_states import place
 
 LARGE = StaticParams(map_size=(32, 32), num_levels=2, player_count=3)
 NEAR = Params(mob_despawn_distance=100)
@@ -62,8 +62,8 @@ def test_zombie_hits_every_adjacent_player(update):
     np.testing.assert_array_equal(
         out.players.achievements[:, Achievement.WAKE_UP], [False, True, False]
     )
-    assert int(out.mobs.melee.cooldown[0, 0]) == 5
-    np.testing.assert_array_equal(out.mobs.melee.pos[0, 0], [5, 5])  # attacking, not moving
+    assert int(out.mobs.melee.cooldown[0]) == 5
+    np.testing.assert_array_equal(out.mobs.melee.pos[0], [5, 5])  # attacking, not moving
 
 
 def test_only_first_attacker_gets_sleep_bonus(update):
@@ -80,7 +80,7 @@ def test_cooldown_delays_attack(update):
     state = place(state, MobClass.MELEE, 0, (5, 5), health=5.0, cooldown=3)
     out = update(keys(1)[0], state, NEAR, SMALL)
     np.testing.assert_allclose(out.players.health, [9.0, 9.0, 9.0])
-    assert int(out.mobs.melee.cooldown[0, 0]) == 2
+    assert int(out.mobs.melee.cooldown[0]) == 2
 
 
 def test_zombie_blocked_by_water_stone_players_and_mobs(update):
@@ -91,7 +91,7 @@ def test_zombie_blocked_by_water_stone_players_and_mobs(update):
     state = place(state, MobClass.PASSIVE, 0, (5, 6), health=3.0)  # may walk away this step
     for key in keys(24):
         out = update(key, state, NEAR, SMALL)
-        np.testing.assert_array_equal(out.mobs.melee.pos[0, 0], [5, 5])
+        np.testing.assert_array_equal(out.mobs.melee.pos[0], [5, 5])
 
 
 def test_two_zombies_never_share_a_cell(update):
@@ -105,7 +105,7 @@ def test_two_zombies_never_share_a_cell(update):
     moved = 0
     for key in keys(40):
         out = update(key, state, NEAR, SMALL)
-        a, b = np.asarray(out.mobs.melee.pos[0, :2])
+        a, b = np.asarray(out.mobs.melee.pos[:2])
         assert not np.array_equal(a, b)
         moved += int((a == (1, 2)).all() or (b == (1, 2)).all())
     assert moved > 0
@@ -119,12 +119,12 @@ def test_skeleton_arrow_hits_player_and_breaks_table(update):
     state = place(state, MobClass.RANGED, 1, (10, 2), health=3.0, kind=0, cooldown=0)
     step_keys = keys(4)
     state = update(step_keys[0], state, NEAR, SMALL)
-    assert int(state.mobs.ranged.cooldown[0, 0]) == 4
-    assert int(state.mobs.mob_projectiles.alive[0].sum()) == 2
-    np.testing.assert_array_equal(state.mobs.mob_projectiles.direction[0, :2], [[0, 1], [0, 1]])
+    assert int(state.mobs.ranged.cooldown[0]) == 4
+    assert int(state.mobs.mob_projectiles.alive.sum()) == 2
+    np.testing.assert_array_equal(state.mobs.mob_projectiles.direction[:2], [[0, 1], [0, 1]])
     state = update(step_keys[1], state, NEAR, SMALL)
     assert int(state.world.block[10, 4]) == Block.PATH  # the table is destroyed
-    assert int(state.mobs.mob_projectiles.alive[0].sum()) == 1  # and that arrow stopped
+    assert int(state.mobs.mob_projectiles.alive.sum()) == 1  # and that arrow stopped
     for key in step_keys[2:]:
         state = update(key, state, NEAR, SMALL)
     np.testing.assert_allclose(state.players.health, [7.0, 9.0, 9.0])  # arrow: 2 physical
@@ -152,7 +152,7 @@ def test_player_arrow_kill_credits_only_the_shooter(update):
     state = place(state, MobClass.MELEE, 0, (5, 5), health=5.0, kind=0, cooldown=50)
     state = _arrow(state, (5, 4), (0, 1), owner=1)
     out = update(keys(1)[0], state, NEAR, SMALL)
-    assert not out.mobs.melee.alive[0, 0]
+    assert not out.mobs.melee.alive[0]
     np.testing.assert_array_equal(
         out.players.achievements[:, Achievement.DEFEAT_ZOMBIE], [False, True, False]
     )
@@ -167,7 +167,7 @@ def test_player_arrow_kills_passive_without_reward(update):
     state = place(state, MobClass.PASSIVE, 0, (5, 5), health=3.0, kind=0)
     state = _arrow(state, (5, 5), (0, 1), owner=1)  # mob on the arrow's own cell
     out = update(keys(1)[0], state, NEAR, SMALL)
-    assert not out.mobs.passive.alive[0, 0]
+    assert not out.mobs.passive.alive[0]
     assert int(out.world.kills[0]) == int(state.world.kills[0])
     assert not out.players.achievements.any()
     assert not out.stats.monsters_killed.any()
@@ -179,11 +179,11 @@ def test_arrow_flies_until_a_wall(update):
     state = set_blocks(state, [(2, 6)], Block.STONE)
     state = _arrow(state, (2, 2), (0, 1), owner=0)
     out = update(keys(1)[0], state, NEAR, SMALL)
-    np.testing.assert_array_equal(out.mobs.player_projectiles.pos[0, 0], [2, 3])
+    np.testing.assert_array_equal(out.mobs.player_projectiles.pos[0], [2, 3])
     out = update(keys(1)[0], out, NEAR, SMALL)
-    np.testing.assert_array_equal(out.mobs.player_projectiles.pos[0, 0], [2, 4])  # over water
+    np.testing.assert_array_equal(out.mobs.player_projectiles.pos[0], [2, 4])  # over water
     out = update(keys(1)[0], update(keys(1)[0], out, NEAR, SMALL), NEAR, SMALL)
-    assert not out.mobs.player_projectiles.alive[0, 0]
+    assert not out.mobs.player_projectiles.alive[0]
 
 
 @pytest.mark.parametrize("friendly_fire", [True, False])
@@ -214,29 +214,28 @@ def despawned(update):
     state = place(state, MobClass.MELEE, 0, (2, 15), cooldown=50)  # 13: stays
     state = place(state, MobClass.MELEE, 1, (16, 2), cooldown=50)  # 14 (dead player near)
     state = place(state, MobClass.PASSIVE, 0, (22, 2), health=3.0)  # 20
-    melee = state.mobs.melee
+    every = state.all_mobs()  # a mob on floor 1, where the team is not
+    melee = every.melee
     frozen = melee.replace(
         alive=melee.alive.at[1, 0].set(True), pos=melee.pos.at[1, 0].set(jnp.array([30, 0]))
     )
-    state = state.replace(mobs=state.mobs.replace(melee=frozen))
+    state = state.with_all_mobs(every.replace(melee=frozen))
     return state, update(keys(1)[0], state, Params(), LARGE)
 
 
 def test_despawn_at_distance_14(despawned):
     _, out = despawned
-    np.testing.assert_array_equal(out.mobs.melee.alive[0, :2], [True, False])
-    assert not out.mobs.passive.alive[0, 0]
+    np.testing.assert_array_equal(out.mobs.melee.alive[:2], [True, False])
+    assert not out.mobs.passive.alive[0]
 
 
 def test_other_floors_stay_frozen(despawned):
     before, out = despawned
-    for name in CLASSES:
-        for a, b in zip(
-            jax.tree.leaves(getattr(before.mobs, name)),
-            jax.tree.leaves(getattr(out.mobs, name)),
-            strict=True,
-        ):
-            np.testing.assert_array_equal(a[1], b[1])
+    for a, b in zip(
+        jax.tree.leaves(before.mob_floors), jax.tree.leaves(out.mob_floors), strict=True
+    ):
+        np.testing.assert_array_equal(a, b)
+    assert bool(out.all_mobs().melee.alive[1, 0])
     np.testing.assert_array_equal(before.world.floors.block[1], out.world.floors.block[1])
 
 

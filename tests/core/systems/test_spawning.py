@@ -37,10 +37,7 @@ def accumulate():
     def run(key, state, params, static):
         def body(s, k):
             s = spawn_mobs(s, None, step_draws(k, static), params, static)
-            floor = s.world.floor
-            return s, [
-                (getattr(s.mobs, n).alive[floor], getattr(s.mobs, n).pos[floor]) for n in CLASSES
-            ]
+            return s, [(getattr(s.mobs, n).alive, getattr(s.mobs, n).pos) for n in CLASSES]
 
         return jax.lax.scan(body, state, jax.random.split(key, STEPS))
 
@@ -86,9 +83,9 @@ def day_trials(trials):
 @pytest.mark.parametrize(("name", "lo"), [("passive", 3), ("melee", 9), ("ranged", 9)])
 def test_spawns_in_band_on_spawn_tiles(day_trials, name, lo):
     ents = getattr(day_trials.mobs, name)
-    alive = np.asarray(ents.alive[:, 0])
-    assert not np.asarray(ents.alive[:, 0, 1:]).any()  # one mob per class, first free slot
-    cells = np.asarray(ents.pos[:, 0, 0])[alive[:, 0]]
+    alive = np.asarray(ents.alive)  # (trials, slots) on the team's floor
+    assert not alive[:, 1:].any()  # one mob per class, first free slot
+    cells = np.asarray(ents.pos[:, 0])[alive[:, 0]]
     assert len(cells) > 0
     dist = nearest_alive(cells)
     assert (dist > lo).all() and (dist < 14).all()
@@ -98,43 +95,43 @@ def test_spawns_in_band_on_spawn_tiles(day_trials, name, lo):
 
 
 def test_daytime_chances_and_health(day_trials):
-    rate = {n: float(getattr(day_trials.mobs, n).alive[:, 0, 0].mean()) for n in CLASSES}
+    rate = {n: float(getattr(day_trials.mobs, n).alive[:, 0].mean()) for n in CLASSES}
     assert 0.24 < rate["passive"] < 0.36  # 0.1 x P
     assert 0.03 < rate["melee"] < 0.09  # 0.02 x P (floor cleared: kills 10 >= 8)
     assert 0.11 < rate["ranged"] < 0.19  # 0.05 x P
     passive = day_trials.mobs.passive
-    health = np.asarray(passive.health[:, 0, 0])[np.asarray(passive.alive[:, 0, 0])]
+    health = np.asarray(passive.health[:, 0])[np.asarray(passive.alive[:, 0])]
     np.testing.assert_allclose(health, MOB_HEALTH[1, 0] * 1.2, rtol=1e-6)
 
 
 def test_night_and_uncleared_floor_raise_hostile_chances(trials):
     keys = jax.random.split(jax.random.key(1), TRIALS)
     night = trials(keys, base_state(daylight=0.0), Params(), STATIC)
-    assert 0.30 < float(night.mobs.melee.alive[:, 0, 0].mean()) < 0.42  # (0.02 + 0.1) x 3
+    assert 0.30 < float(night.mobs.melee.alive[:, 0].mean()) < 0.42  # (0.02 + 0.1) x 3
     fresh = trials(keys, base_state(kills=np.zeros(9, np.int32)), Params(), STATIC)
-    assert 0.13 < float(fresh.mobs.melee.alive[:, 0, 0].mean()) < 0.23  # 0.02 x 3 x 3
-    assert 0.39 < float(fresh.mobs.ranged.alive[:, 0, 0].mean()) < 0.51  # 0.05 x 3 x 3
+    assert 0.13 < float(fresh.mobs.melee.alive[:, 0].mean()) < 0.23  # 0.02 x 3 x 3
+    assert 0.39 < float(fresh.mobs.ranged.alive[:, 0].mean()) < 0.51  # 0.05 x 3 x 3
 
 
 def test_existing_mobs_keep_their_slot_cell_and_elite_roll(trials):
     state = base_state(kills=np.zeros(9, np.int32), daylight=0.0)
     melee = state.mobs.melee
     melee = melee.replace(
-        alive=melee.alive.at[0, 0].set(True),
-        pos=melee.pos.at[0, 0].set(jnp.array([0, 0])),
-        elite=melee.elite.at[0, 1].set(True),
-        hard=melee.hard.at[0, 1].set(True),
-        required=melee.required.at[0, 1].set(3),
+        alive=melee.alive.at[0].set(True),
+        pos=melee.pos.at[0].set(jnp.array([0, 0])),
+        elite=melee.elite.at[1].set(True),
+        hard=melee.hard.at[1].set(True),
+        required=melee.required.at[1].set(3),
     )
     state = state.replace(mobs=state.mobs.replace(melee=melee))
     out = trials(jax.random.split(jax.random.key(2), TRIALS), state, Params(), STATIC).mobs.melee
-    spawned = np.asarray(out.alive[:, 0, 1])
-    assert spawned.mean() > 0.2 and np.asarray(out.alive[:, 0, 0]).all()
-    assert not np.asarray(out.alive[:, 0, 2:]).any()
-    cells = np.asarray(out.pos[:, 0, 1])[spawned]
+    spawned = np.asarray(out.alive[:, 1])
+    assert spawned.mean() > 0.2 and np.asarray(out.alive[:, 0]).all()
+    assert not np.asarray(out.alive[:, 2:]).any()
+    cells = np.asarray(out.pos[:, 1])[spawned]
     assert not (cells == 0).all(axis=1).any()
-    assert np.asarray(out.elite[:, 0, 1]).all() and np.asarray(out.hard[:, 0, 1]).all()
-    assert (np.asarray(out.required[:, 0, 1]) == 3).all()
+    assert np.asarray(out.elite[:, 1]).all() and np.asarray(out.hard[:, 1]).all()
+    assert (np.asarray(out.required[:, 1]) == 3).all()
 
 
 def _counts(history) -> dict[str, np.ndarray]:
@@ -166,8 +163,8 @@ def test_dungeon_caps(accumulate):
     counts = _counts(history)
     assert counts["melee"].max() == 3 and counts["ranged"].max() == 2
     assert counts["passive"].max() == 9
-    assert (np.asarray(final.mobs.melee.kind[1])[np.asarray(final.mobs.melee.alive[1])] == 2).all()
-    assert not np.asarray(final.mobs.melee.alive[0]).any()  # other floors untouched
+    assert (np.asarray(final.mobs.melee.kind)[np.asarray(final.mobs.melee.alive)] == 2).all()
+    assert not np.asarray(final.all_mobs().melee.alive[0]).any()  # other floors untouched
 
 
 def test_deep_things_spawn_on_water_only(accumulate):

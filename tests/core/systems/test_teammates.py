@@ -104,10 +104,10 @@ def step_fn():
 def _with_zombie_next_to(state, cell):
     melee = state.mobs.melee
     melee = melee.replace(
-        pos=melee.pos.at[0, 0].set(jnp.asarray(cell)),
-        alive=melee.alive.at[0, 0].set(True),
-        health=melee.health.at[0, 0].set(5.0),
-        cooldown=melee.cooldown.at[0, 0].set(0),
+        pos=melee.pos.at[0].set(jnp.asarray(cell)),
+        alive=melee.alive.at[0].set(True),
+        health=melee.health.at[0].set(5.0),
+        cooldown=melee.cooldown.at[0].set(0),
     )
     return state.replace(mobs=state.mobs.replace(melee=melee))
 

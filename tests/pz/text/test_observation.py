@@ -108,11 +108,11 @@ def test_creatures_and_elite_tags():
     melee = state.mobs.melee
     melee = dataclasses.replace(
         melee,
-        alive=melee.alive.at[0, 0].set(True),
-        pos=melee.pos.at[0, 0].set(jnp.array([4, 3])),
-        elite=melee.elite.at[0, 0].set(True),
-        hard=melee.hard.at[0, 0].set(True),
-        health=melee.health.at[0, 0].set(3.25),
+        alive=melee.alive.at[0].set(True),
+        pos=melee.pos.at[0].set(jnp.array([4, 3])),
+        elite=melee.elite.at[0].set(True),
+        hard=melee.hard.at[0].set(True),
+        health=melee.health.at[0].set(3.25),
     )
     state = dataclasses.replace(state, mobs=dataclasses.replace(state.mobs, melee=melee))
     long, _ = _text(state)
@@ -178,9 +178,9 @@ def test_rl_parity_nothing_beyond_the_symbolic_observation():
     shots = state.mobs.mob_projectiles
     shots = dataclasses.replace(
         shots,
-        alive=shots.alive.at[0, 0].set(True),
-        pos=shots.pos.at[0, 0].set(jnp.array([6, 8])),
-        direction=shots.direction.at[0, 0].set(jnp.array([0, -1])),
+        alive=shots.alive.at[0].set(True),
+        pos=shots.pos.at[0].set(jnp.array([6, 8])),
+        direction=shots.direction.at[0].set(jnp.array([0, -1])),
     )
     players = dataclasses.replace(
         state.players,
