@@ -25,7 +25,7 @@ entropy), with advantages normalised per minibatch over the active rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import jax
@@ -54,33 +54,60 @@ EPISODE_KEYS = ("episode_return", "Team/achievement_pct", "Team/coord_reward_pct
 @dataclass(frozen=True)
 class PPOConfig:
     """Everything a run depends on (hashable: it is static under ``jit``); ``presets`` holds
-    the paper's."""
+    the paper's. Each field's ``help`` is its ``run_ppo`` flag's."""
 
-    algo: str = "ippo"  # "ippo" or "mappo"
-    difficulty: str = "medium"
-    players: int = 3
-    map_size: int = 48
-    num_levels: int = 9
-    max_steps: int = 10_000
-    num_worlds: int = 32
-    num_steps: int = 64
-    update_epochs: int = 4
-    num_minibatches: int = 4
-    learning_rate: float = 3e-4
-    anneal_lr: bool = True
-    total_env_steps: int = 1_000_000
-    gamma: float = 0.99
-    gae_lambda: float = 0.8
-    clip_eps: float = 0.2
-    value_clip: float | None = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    hidden: int = 128
-    updates_per_call: int = 4
-    network: str = "mlp"  # "mlp" or "gru" (alem_train.models)
-    gru_size: int = 512  # the GRU's memory (gru only)
-    head: int = 512  # the actor head's width, and MAPPO's critic head's (gru only)
+    algo: str = field(
+        default="ippo",
+        metadata={"help": "ippo: a critic per agent; mappo: one critic over every agent's view"},
+    )
+    difficulty: str = field(
+        default="medium",
+        metadata={"help": "coordination difficulty trained on: easy, medium or hard"},
+    )
+    players: int = field(default=3, metadata={"help": "agents per world"})
+    map_size: int = field(default=48, metadata={"help": "map side in cells"})
+    num_levels: int = field(default=9, metadata={"help": "floors per world"})
+    max_steps: int = field(
+        default=10_000, metadata={"help": "episode length cap (the protocol's 10,000)"}
+    )
+    num_worlds: int = field(default=32, metadata={"help": "worlds stepped side by side"})
+    num_steps: int = field(default=64, metadata={"help": "rollout steps per update"})
+    update_epochs: int = field(default=4, metadata={"help": "passes over each rollout"})
+    num_minibatches: int = field(
+        default=4, metadata={"help": "minibatches per pass (recurrent: whole worlds each)"}
+    )
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam's step size"})
+    anneal_lr: bool = field(
+        default=True, metadata={"help": "anneal the step size linearly to 0 over the run"}
+    )
+    total_env_steps: int = field(
+        default=1_000_000, metadata={"help": "the run's budget in world-steps"}
+    )
+    gamma: float = field(default=0.99, metadata={"help": "discount"})
+    gae_lambda: float = field(default=0.8, metadata={"help": "GAE's lambda"})
+    clip_eps: float = field(default=0.2, metadata={"help": "PPO's ratio clip"})
+    value_clip: float | None = field(
+        default=0.2, metadata={"help": "clip of the value update around the rollout's value"}
+    )
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
+    max_grad_norm: float = field(default=0.5, metadata={"help": "global gradient norm clip"})
+    hidden: int = field(default=128, metadata={"help": "width of the first dense layer"})
+    updates_per_call: int = field(
+        default=4,
+        metadata={"help": "updates per compiled trainer call (checkpoints are whole calls)"},
+    )
+    network: str = field(
+        default="mlp",
+        metadata={
+            "help": "mlp (feed-forward) or gru (the paper's recurrent network, alem_train.models)"
+        },
+    )
+    gru_size: int = field(default=512, metadata={"help": "the GRU's memory (gru only)"})
+    head: int = field(
+        default=512,
+        metadata={"help": "the actor head's width, and MAPPO's critic head's (gru only)"},
+    )
 
     def __post_init__(self) -> None:
         if self.algo not in ("ippo", "mappo"):

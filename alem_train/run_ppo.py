@@ -41,29 +41,37 @@ from alem_train.presets import PRESETS
 
 def parse_args(argv=None) -> tuple[PPOConfig, argparse.Namespace]:
     first = argparse.ArgumentParser(add_help=False)
-    first.add_argument("--preset", choices=sorted(PRESETS), default=None)
+    first.add_argument(
+        "--preset", choices=sorted(PRESETS), default=None,
+        help="start from the paper's network and settings (alem_train.presets)",
+    )  # fmt: skip
     preset = first.parse_known_args(argv)[0].preset
     defaults = PRESETS[preset] if preset else {}
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], parents=[first])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        parents=[first],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     for field in dataclasses.fields(PPOConfig):
         default = defaults.get(field.name, field.default)
         flag = "--" + field.name.replace("_", "-")
+        help_text = field.metadata["help"]
         if field.type == "bool":
             parser.add_argument(flag, type=lambda v: v.lower() in ("1", "true", "yes"),
-                                default=default)  # fmt: skip
+                                default=default, help=help_text)  # fmt: skip
         elif field.name == "value_clip":
-            parser.add_argument(flag, type=float, default=default)
+            parser.add_argument(flag, type=float, default=default, help=help_text)
         else:
             kind = {"int": int, "float": float, "str": str}[field.type]
-            parser.add_argument(flag, type=kind, default=default)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, required=True)
+            parser.add_argument(flag, type=kind, default=default, help=help_text)
+    parser.add_argument("--seed", type=int, default=0, help="the run's seed")
+    parser.add_argument("--out", type=Path, required=True, help="the run's directory")
     parser.add_argument("--checkpoint-every", type=int, default=10, help="trainer calls")
-    parser.add_argument("--eval-episodes", type=int, default=0)
-    parser.add_argument("--eval-max-steps", type=int, default=1000)
+    parser.add_argument("--eval-episodes", type=int, default=0, help="greedy protocol episodes")
+    parser.add_argument("--eval-max-steps", type=int, default=1000, help="episode cap of that")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="TensorBoard runs")
-    parser.add_argument("--no-tensorboard", action="store_true")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard run")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig)}
     try:

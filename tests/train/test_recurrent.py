@@ -128,6 +128,21 @@ def test_run_ppo_takes_a_preset_and_overrides_it(tmp_path):
         preset_config("paper-ippo", hiden=3)
 
 
+def test_run_ppo_help_says_what_each_flag_sets_and_the_presets_value(capsys):
+    import dataclasses
+
+    from alem_train import run_ppo
+    from alem_train.ppo import PPOConfig
+
+    with pytest.raises(SystemExit):
+        run_ppo.parse_args(["--preset", "paper-ippo", "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps at the terminal's width
+    for field in dataclasses.fields(PPOConfig):
+        flag = "--" + field.name.replace("_", "-")
+        assert f"{flag} {field.name.upper()} {field.metadata['help']} (default:" in text
+    assert "Adam's step size (default: 0.0002)" in text  # the preset's, not PPOConfig's 3e-4
+
+
 def test_a_play_seat_plays_a_recurrent_policy_file(tmp_path):
     """``alem-play --ai PATH/policy.npz`` (and the browser's AI seats, the same session): legal
     actions, and the same actions again for the same seed (memory and draws reset per episode)."""
