@@ -39,8 +39,9 @@ sites and slot rolls in one draw (a seed's terrain is unchanged)."""
 STATE_LAYOUT = 2
 """How a ``State``'s leaves are laid out. Raised whenever the state tree changes while every
 seed still plays the same episode; what stores states (trainer checkpoints) writes it and
-refuses a file of another layout with a clear error. Game records store seeds and actions, not
-states, so they check ``WORLD_VERSION`` only. 2: the team's floor's entities are a hot copy
+refuses a file of another layout with a clear error. Game records store seeds, actions and
+digests of ``State.unpacked()``, the same form in every layout, so they check
+``WORLD_VERSION`` only. 2: the team's floor's entities are a hot copy
 (``State.mobs``, (S, ...)) beside every floor's packed into rows (``State.mob_floors``); 1:
 every floor's entities in ``State.mobs``, (L, S, ...)."""
 

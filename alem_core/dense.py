@@ -61,10 +61,10 @@ def take_row(table: jax.Array, row: jax.Array | int) -> jax.Array:
 
     For per-floor values read at the team's floor (a kill count, a floor's spawn chances): under
     ``vmap`` ``table[row]`` is a gather, a kernel of its own, whereas the selects fuse into their
-    reader. Not for arrays many fusions read (the (L, S) entity slots): XLA copies the chain into
-    each of them, and the compile time grows with the fusions (the mob update compiled in 5.0 s
-    with it, 3.0 s with the gather; bench/records/HISTORY.md, "A leaner step"). Exact for every
-    dtype.
+    reader. Not for arrays many fusions read (the entity slots, when they were (L, S)): XLA copies
+    the chain into each of them, and the compile time grows with the fusions (the mob update
+    compiled in 5.0 s with it, 3.0 s with the gather; bench/records/HISTORY.md, "A leaner step").
+    Exact for every dtype.
     """
     table = jnp.asarray(table)
     out = table[0]

@@ -39,13 +39,6 @@ def leaf_arrays(tree, prefix: str) -> dict[str, np.ndarray]:
     return out
 
 
-def canonical(state):
-    """The state with every floor's entities in ``mobs`` (L, S, ...), the current floor's hot
-    slots in place, and no packed stack: the layout from before the hot copy existed, so a
-    digest compares across that change of layout (no rule reads the stack's stale row)."""
-    return state.replace(mobs=state.all_mobs(), mob_floors=None)
-
-
 def hash_arrays(arrays: dict[str, np.ndarray]) -> dict[str, str]:
     """Name -> SHA-256 (16 hex digits) of each array's dtype, shape and raw bytes."""
     return {
@@ -74,19 +67,17 @@ def play(worlds: int, steps: int) -> list[dict[str, str]]:
         return state, info["action_mask"], out | {"actions": actions, "info": info}
 
     step = jax.jit(jax.vmap(one, in_axes=(0, None, 0, 0)))
+    unpacked = jax.jit(jax.vmap(alem_core.State.unpacked))  # the digest's form of every layout
     obs, state = reset(keys)
     mask = masks(state)
     digests = [
         hash_arrays(
-            leaf_arrays({"obs": obs, "mask": mask}, "")
-            | leaf_arrays(jax.vmap(canonical)(state), "state")
+            leaf_arrays({"obs": obs, "mask": mask}, "") | leaf_arrays(unpacked(state), "state")
         )
     ]
     for t in range(steps):
         state, mask, out = step(keys, t, state, mask)
-        digests.append(
-            hash_arrays(leaf_arrays(out, "") | leaf_arrays(jax.vmap(canonical)(state), "state"))
-        )
+        digests.append(hash_arrays(leaf_arrays(out, "") | leaf_arrays(unpacked(state), "state")))
     return digests
 
 

@@ -67,7 +67,10 @@ ROW_DTYPES: dict[str, jnp.dtype] = {"ints": jnp.int32, "floats": jnp.float32, "f
 
 
 def _row_of(leaf: jax.Array) -> str:
-    return next(name for name, dtype in ROW_DTYPES.items() if leaf.dtype == dtype)
+    for name, dtype in ROW_DTYPES.items():
+        if leaf.dtype == dtype:
+            return name
+    raise TypeError(f"an entity field of dtype {leaf.dtype}: a MobStack row holds {ROW_DTYPES}")
 
 
 def pack(mobs: Mobs, lead: tuple[int, ...] = ()) -> dict[str, jax.Array]:
@@ -95,6 +98,11 @@ def unpack(rows: dict[str, jax.Array], like: Mobs) -> Mobs:
             row[..., start[name] : start[name] + leaf.size].reshape(row.shape[:-1] + leaf.shape)
         )
         start[name] += leaf.size
+    for name, row in rows.items():
+        if start[name] != row.shape[-1]:  # slots of another shape would be read silently wrong
+            raise ValueError(
+                f"{name}: the fields take {start[name]} values, the row has {row.shape[-1]}"
+            )
     return jax.tree.unflatten(tree, out)
 
 

@@ -276,6 +276,12 @@ class State(Record):
         tests, digests and tools; the step never unpacks the stack)."""
         return self.mob_floors.put(self.mobs, self.world.floor).unpack(self.mobs)
 
+    def unpacked(self) -> State:
+        """This state with every floor's entities in ``mobs`` (L, S, ...) and no stack: what
+        digests and game records hash, so that they do not depend on how the state keeps the
+        team's floor (state layout 1 was this form; no rule reads the stack's stale row)."""
+        return self.replace(mobs=self.all_mobs(), mob_floors=None)
+
     def with_all_mobs(self, mobs: Mobs) -> State:
         """This state with every floor's entities set from ``mobs`` (L, S, ...)."""
         return self.replace(mobs=mobs.on_floor(self.world.floor), mob_floors=MobStack.of(mobs))

@@ -6,7 +6,7 @@ stack, floor, deepest), mobs and mob_floors, players (pos, ENTER_* achievements,
 (all wiped: construction starters refunded and their half-built sites reverted, decision 5).
 
 The hot maps and entities go back to their stacks and the new floor's come out only when the
-team moves (``World.change_floor``, ``Mobs.change_floor``): a dropped out-of-range write and a
+team moves (``World.change_floor``, ``MobStack.change_floor``): a dropped out-of-range write and a
 select over the hot copies otherwise, because under ``vmap`` a ``lax.cond`` would select over
 the whole stack. (A batching
 rule that branched once per batch on "any world moved" was tried and dropped: inside a scan the

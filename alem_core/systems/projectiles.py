@@ -1,13 +1,13 @@
 """Projectiles on the current floor: ranged mobs firing, mob and player projectiles
 (docs/rules/mobs.md#behaviour).
 
-Called by ``mobs.update_mobs`` on its per-floor ``Frame``; all slots move at once.
+Called by ``mobs.update_mobs`` on its ``Frame`` (the team's floor); all slots move at once.
 
-Reads: ``mobs`` (floor view), ``world.{block, floor, kills}``, ``players.{pos, alive, sleeping,
-resting, armour, armour_enchant, dexterity, intelligence, bow_enchant, achievements}``.
-Writes: ``mobs.{mob_projectiles, player_projectiles}`` and mob ``health``/``alive`` (floor view),
-``world.{block, kills}``, ``players.{health, sleeping, resting, achievements}``,
-``stats.{damage_taken, monsters_killed, friendly_fire_damage}``.
+Reads: ``mobs`` (the team's floor's hot copy), ``world.{block, floor, kills}``, ``players.{pos,
+alive, sleeping, resting, armour, armour_enchant, dexterity, intelligence, bow_enchant,
+achievements}``. Writes: ``mobs.{mob_projectiles, player_projectiles}`` and mob
+``health``/``alive``, ``world.{block, kills}``, ``players.{health, sleeping, resting,
+achievements}``, ``stats.{damage_taken, monsters_killed, friendly_fire_damage}``.
 
 Ties against a sequential scan over projectile slots: projectiles that hit the same mob in one
 step all stop there and their damage adds; the kill (achievement, counters) is credited to the

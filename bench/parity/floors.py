@@ -5,16 +5,15 @@ the full 9-floor env, N worlds vmapped, no reset), and the same table: per world
 quantity, the difference of the two sides' means with a bootstrap-over-worlds standard error,
 flagged beyond 4 SE (``tables.print_table``); the worlds of other floors are NaN and drop out.
 
-**Putting a team on floor L** (``arrive``): the team descends there by the game's own rule.
-After reset, three public state fields are set on both sides (the adapters' ``place``,
-``down_cells`` and ``with_kills``): the team's floor, L - 1 (ours through
-``World.change_floor``, which also swaps in that floor's hot maps), the players' positions,
-player i on the i-th down-ladder cell of L - 1, and the kill counter of L - 1, raised to the 8
-that clear a floor. Then every player does DESCEND for one step, and each side's floor-change
-rule puts the team on L's up ladders with whatever arrival brings (ENTER achievement, XP,
-docs/rules/world.md#ladders-and-floor-changes); the kill counter of L - 1 is put back to its
-reset value. The trace starts after that step. Walking a scripted team down instead would need 8
-kills on every floor above.
+**Putting a team on floor L** (``arrive``): the team descends there by the game's own rule. After
+reset, three public state fields are set on both sides (the adapters' ``place``, ``down_cells`` and
+``with_kills``): the team's floor, L - 1 (ours through ``State.change_floor``, which also swaps in
+that floor's hot maps and mobs), the players' positions, player i on the i-th down-ladder cell of L
+- 1, and the kill counter of L - 1, raised to the 8 that clear a floor. Then every player does
+DESCEND for one step, and each side's floor-change rule puts the team on L's up ladders with
+whatever arrival brings (ENTER achievement, XP, docs/rules/world.md#ladders-and-floor-changes); the
+kill counter of L - 1 is put back to its reset value. The trace starts after that step. Walking a
+scripted team down instead would need 8 kills on every floor above.
 
 Why not set the floor directly: measured, the peer grants a floor's ENTER achievement and its
 +1 XP to players found on a floor they lack it for, whatever brought them there (a team set

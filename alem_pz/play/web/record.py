@@ -38,9 +38,15 @@ import alem_core
 VERSION = 1
 
 
+_unpacked = jax.jit(alem_core.State.unpacked)
+
+
 def state_digest(state: alem_core.State) -> str:
-    """SHA-256 (hex) of every leaf of ``state`` (a host copy), in tree order."""
+    """SHA-256 (hex) of every leaf of ``state`` with every floor's entities unpacked
+    (``State.unpacked``), in tree order: a record's digests do not depend on how the state
+    keeps the team's floor, so records of an older state layout replay."""
     h = hashlib.sha256()
+    state = jax.device_get(_unpacked(jax.tree.map(jax.numpy.asarray, state)))
     for leaf in jax.tree.leaves(state):
         array = np.ascontiguousarray(jax.random.key_data(leaf) if _is_key(leaf) else leaf)
         h.update(str(array.dtype).encode())

@@ -143,3 +143,28 @@ def test_turn_mode_steps_on_while_no_person_can_act(make_room) -> None:
     noop_only[0] = 1
     room.session.current.infos["agent_0"]["action_mask"] = noop_only  # as when asleep
     assert room.waiting_for() == [] and room.step_unattended() and room.steps == 2
+
+
+def test_the_state_digest_reads_the_game_not_the_stack_of_the_team_s_floor() -> None:
+    """A record's digest hashes the state with every floor's entities unpacked: the stale row of
+    the team's floor in the packed stack (no rule reads it) does not change it, and a mob of
+    the team's floor does. So the digests do not depend on how the state keeps that floor, and
+    records of the earlier layout replay."""
+    import jax
+    import jax.numpy as jnp
+
+    import alem_core
+    from alem_core.testing import SMALL
+    from alem_pz.play.web.record import state_digest
+
+    params, static = alem_core.Params(), SMALL
+    state = alem_core.reset(jax.random.key(3), params, static)[1]
+    stack = state.mob_floors
+    stale = stack.replace(ints=stack.ints.at[state.world.floor].add(7))
+    assert state_digest(state.replace(mob_floors=stale)) == state_digest(state)
+    melee = state.mobs.melee
+    moved = state.mobs.replace(melee=melee.replace(alive=melee.alive.at[0].set(True)))
+    assert state_digest(state.replace(mobs=moved)) != state_digest(state)
+    assert jax.tree.structure(state.unpacked().mobs) == jax.tree.structure(state.mobs)
+    assert state.unpacked().mobs.melee.alive.shape == (static.num_levels, *melee.alive.shape)
+    assert jnp.array_equal(state.unpacked().mobs.melee.pos[0], state.mobs.melee.pos)
