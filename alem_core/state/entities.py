@@ -4,8 +4,9 @@ Only the team's floor is simulated, so the step reads and writes one floor's slo
 (S, ...) per field, ``State.mobs``) and never indexes a floor: under ``vmap`` a read at
 ``[floor]`` is a gather kernel, a write a scatter, and the step paid one per field and system.
 The other floors wait in ``MobStack`` (``State.mob_floors``): each floor's fields flattened and
-concatenated into one row per dtype, so a floor change moves three rows (``change_floor``)
-instead of fifty fields, and costs a handful of kernels.
+concatenated into one row per dtype, so a floor change writes and reads three rows
+(``change_floor``) instead of fifty fields; it still selects each of the fifty hot fields
+(about 50 of the step's kernels at N = 64: bench/records/HISTORY.md).
 """
 
 from __future__ import annotations
