@@ -35,11 +35,13 @@ SEEDS = (0, 1, 2)
 DIFFICULTIES = ("easy", "medium", "hard")
 METHODS = {"ippo": ("paper-ippo", ()), "mappo": ("paper-mappo", ("--network", "mlp"))}
 """method -> (``alem_train.presets`` name, flags over it). MAPPO's reference is the preset with
-the feed-forward network: the recurrent MAPPO trains at 257 env-steps/s on the 2-core CPU at 32
-worlds against 829 for the feed-forward one (3.2x per step; the recurrent IPPO costs 1.6x its
-feed-forward, 554 against 902), and the issue that asked for these agents takes the
-feed-forward trainer where a preset costs more than twice as much
-(``bench/records/trainer_profile_2026-12-07_*``)."""
+the feed-forward network: on the 2-core CPU at 32 worlds the recurrent preset trains at 256
+env-steps/s against 506 and 720 for the same preset with ``--network mlp`` (bracketed runs, 2.0
+to 2.8x per step; dropping only its critic's GRU gave 307, so most of the cost is the actor's),
+and the issue that asked for these agents takes the feed-forward trainer where a preset costs
+more than twice as much (``bench/records/trainer_profile_2026-12-07_paper_mappo_*``). The
+recurrent IPPO costs 1.6x the feed-forward trainer's defaults (554 against 902), so IPPO's
+reference is its preset."""
 BASELINES = {"masked_random": "random", "greedy": "greedy"}  # method -> alem-evaluate policy
 COLUMNS = {"team_achievement": "Team/achievement_pct", "coord_pct": "Team/coord_reward_pct_of_max"}
 EPISODES = 20

@@ -1,11 +1,12 @@
 """Where the PPO trainer's time goes, and how close its network runs to the machine's limit.
 
     python -m bench.trainer_profile [--algo ippo] [--worlds 32] [--steps 64] [--repeats 5]
-                                    [--preset paper-ippo] [--json F] [--small]
+                                    [--preset paper-ippo] [--network mlp] [--json F] [--small]
 
 One process, one ``PPOConfig`` (the defaults but for the flags: the full world, hidden 128,
 4 epochs x 4 minibatches; or a preset of ``alem_train.presets`` at ``--worlds`` and ``--steps``,
-its algorithm taking the place of ``--algo``). Each part is its own jitted program, compiled
+its algorithm taking the place of ``--algo``; ``--network`` over either, as the reference MAPPO
+runs its preset with ``mlp``). Each part is its own jitted program, compiled
 first (its compile seconds reported) and then timed over ``--repeats`` calls, mean reported:
 * ``world``: the batched auto-reset step (``alem_core.batch.auto_reset.step``) in a ``lax.scan``
   of ``--steps`` steps with NOOP actions, as the rollout steps it;
@@ -158,11 +159,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--preset", default=None, choices=sorted(PRESETS))
+    parser.add_argument("--network", default=None, choices=["mlp", "gru"], help="over the preset")
     parser.add_argument("--json", default=None)
     parser.add_argument("--small", action="store_true", help="16 x 16, one floor (tests)")
     args = parser.parse_args()
     world = {"map_size": 16, "num_levels": 1} if args.small else {}
     sizes = dict(num_worlds=args.worlds, num_steps=args.steps, updates_per_call=1, **world)
+    sizes |= {"network": args.network} if args.network else {}
     if args.preset:
         config = preset_config(args.preset, **sizes)
     else:
