@@ -159,7 +159,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--preset", default=None, choices=sorted(PRESETS))
-    parser.add_argument("--network", default=None, choices=["mlp", "gru"], help="over the preset")
+    parser.add_argument(
+        "--network", default=None, choices=["mlp", "gru"], help="over the preset or the defaults"
+    )
     parser.add_argument("--json", default=None)
     parser.add_argument("--small", action="store_true", help="16 x 16, one floor (tests)")
     args = parser.parse_args()
